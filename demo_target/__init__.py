@@ -1,0 +1,1 @@
+"""A deliberately flawed MCP server used by the demo and the tests (SPEC §9)."""

@@ -1,0 +1,3 @@
+"""mcprobe: audit MCP servers over the live protocol."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,263 @@
+"""Plain data that flows through the pure core.
+
+Frozen dataclasses and enums only: no I/O, no pydantic (pydantic lives at the boundaries, see
+``report_model``). Every module of the pure core (``lint``, ``cases``, ``classify``, ``score``,
+``render_markdown``) speaks these types, and so does the I/O layer when it hands the core what a
+target sent.
+
+JSON values coming from a target are kept as ``Any``-typed plain Python (dicts, lists, str, ...):
+they are untrusted and may have any shape.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+JSON = Any
+"""A JSON value exactly as decoded from the wire (untrusted, any shape)."""
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        """0 for the worst severity, so that sorting by rank puts errors first."""
+        return {"error": 0, "warning": 1, "info": 2}[self.value]
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a finding points: a tool, optionally a parameter, optionally a JSON pointer
+    into the tool definition (RFC 6901, e.g. ``/inputSchema/properties/a``)."""
+
+    tool: str | None = None
+    param: str | None = None
+    pointer: str | None = None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One static (lint) or server-level observation about the target."""
+
+    code: str
+    severity: Severity
+    message: str
+    location: Location
+    hint: str
+
+
+# --------------------------------------------------------------------------- server snapshot
+
+
+@dataclass(frozen=True)
+class ServerSnapshot:
+    """What the target said about itself, raw.
+
+    ``tools`` holds every tool definition as the target sent it (raw dicts, possibly malformed:
+    a tool may lack ``inputSchema`` or not even be an object). ``capabilities`` is the raw
+    ``capabilities`` object from ``initialize``. ``listing_findings`` are server-level findings
+    that the I/O layer observed while listing (pagination loops, malformed pages, garbage on
+    stdout, ...); they count towards Schema Quality's server-wide part.
+    """
+
+    name: str | None
+    version: str | None
+    title: str | None
+    protocol_version: str | None
+    instructions: str | None
+    capabilities: dict[str, JSON]
+    tools: tuple[JSON, ...]
+    resources_count: int | None = None
+    prompts_count: int | None = None
+    server_info: dict[str, JSON] = field(default_factory=dict)
+    listing_findings: tuple[Finding, ...] = ()
+
+
+# --------------------------------------------------------------------------- fuzz cases
+
+
+class CaseKind(StrEnum):
+    """Why a case exists. The case label is ``kind`` or ``kind:field``."""
+
+    VALID = "valid"
+    MISSING_REQUIRED = "missing_required"
+    WRONG_TYPE = "wrong_type"
+    OUT_OF_ENUM = "out_of_enum"
+    EXTRA_GARBAGE = "extra_garbage"
+    BELOW_MINIMUM = "below_minimum"
+    ABOVE_MAXIMUM = "above_maximum"
+    TOO_SHORT = "too_short"
+    TOO_LONG = "too_long"
+    PATTERN_MISMATCH = "pattern_mismatch"
+    NULL_VALUE = "null_value"
+    NON_OBJECT_ARGUMENTS = "non_object_arguments"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One call to make: the exact ``arguments`` to send and why.
+
+    ``malformed`` is True for every kind but ``valid``; it has been checked against the tool's
+    input schema with a real validator before the case was emitted, so a malformed case truly
+    does not validate and a valid case truly does.
+    """
+
+    tool: str
+    kind: CaseKind
+    label: str
+    arguments: JSON
+    malformed: bool
+
+
+@dataclass(frozen=True)
+class DroppedCase:
+    """A case the generator built but did not emit, and why (e.g. it validated although it was
+    meant to be malformed)."""
+
+    tool: str
+    label: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ToolCases:
+    """All cases for one tool. ``valid_constructible`` is False when no valid argument object
+    could be built; liveness is then "not measured" for this tool, never failed."""
+
+    tool: str
+    cases: tuple[Case, ...]
+    dropped: tuple[DroppedCase, ...] = ()
+    valid_constructible: bool = True
+    note: str | None = None
+
+
+# --------------------------------------------------------------------------- call outcomes
+
+
+class RawKind(StrEnum):
+    """What the I/O layer observed for one call, before classification."""
+
+    RESULT = "result"  # a JSON-RPC result object arrived (kept raw in ``result``)
+    JSONRPC_ERROR = "jsonrpcError"  # a JSON-RPC error reply arrived
+    TIMEOUT = "timeout"  # nothing within the per-call timeout
+    TRANSPORT_LOST = "transportLost"  # process died / stream closed / invalid JSON-RPC reply
+    NOT_RUN = "notRun"  # never sent
+
+
+@dataclass(frozen=True)
+class RawCall:
+    """One call's raw observation, produced by the I/O layer and consumed by ``classify``."""
+
+    kind: RawKind
+    latency_ms: float = 0.0
+    result: JSON = None
+    error_code: int | None = None
+    error_message: str | None = None
+    error_data: JSON = None
+    detail: str | None = None  # free text from the I/O layer (why not run, what closed, ...)
+
+
+class Outcome(StrEnum):
+    OK = "ok"
+    TOOL_ERROR = "toolError"
+    PROTOCOL_ERROR = "protocolError"
+    TIMEOUT = "timeout"
+    PROTOCOL_CRASH = "protocolCrash"
+    NOT_RUN = "notRun"
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """A classified call: the case, what came back, and the flags of SPEC §5."""
+
+    tool: str
+    label: str
+    kind: CaseKind
+    malformed: bool
+    arguments: JSON
+    outcome: Outcome
+    latency_ms: float
+    silently_accepted: bool = False
+    empty_success: bool = False
+    output_schema_violation: bool = False
+    leak: bool = False
+    error_code: int | None = None
+    message: str | None = None  # short excerpt of the response (untrusted text)
+    note: str | None = None  # mcprobe's own explanation (e.g. which validation failed)
+
+    @property
+    def rejected(self) -> bool:
+        """A clean rejection: ``toolError``, or ``protocolError`` other than -32603."""
+        if self.outcome is Outcome.TOOL_ERROR:
+            return True
+        return self.outcome is Outcome.PROTOCOL_ERROR and self.error_code != -32603
+
+    @property
+    def critical(self) -> bool:
+        """Behaviour the report calls out as critical (SPEC §7 item 3)."""
+        return (
+            self.silently_accepted
+            or self.empty_success
+            or self.output_schema_violation
+            or self.outcome in (Outcome.PROTOCOL_CRASH, Outcome.TIMEOUT)
+        )
+
+
+@dataclass(frozen=True)
+class SkippedTool:
+    tool: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Coverage:
+    total_tools: int
+    fuzzed_tools: tuple[str, ...]
+    skipped: tuple[SkippedTool, ...]
+
+
+@dataclass(frozen=True)
+class FuzzRun:
+    """Everything the behavioural pass produced for one server.
+
+    ``unknown_tool_probe`` is the classified call to a tool name that provably does not exist
+    (label ``unknown_tool``), or None when it was not made. ``crashed_by`` names the case
+    (``tool`` + ``label``) after which the target was found dead, if any. ``deadline_hit`` is
+    True when the overall deadline stopped the run.
+    """
+
+    results: tuple[CaseResult, ...]
+    coverage: Coverage
+    tool_cases: tuple[ToolCases, ...] = ()
+    unknown_tool_probe: CaseResult | None = None
+    crashed_by: tuple[str, str] | None = None
+    deadline_hit: bool = False
+
+
+# --------------------------------------------------------------------------- scores
+
+
+@dataclass(frozen=True)
+class Dimension:
+    """One score dimension. ``score`` is None when not measured (never a fake value)."""
+
+    key: str  # metadata | schemaQuality | errorHandling | liveness
+    name: str  # human name, e.g. "Metadata & Documentation"
+    score: float | None
+    reasons: tuple[str, ...]
+
+    @property
+    def measured(self) -> bool:
+        return self.score is not None
+
+
+@dataclass(frozen=True)
+class Score:
+    overall: int | None
+    grade: str  # A-F, or "-" when nothing was measured
+    dimensions: tuple[Dimension, ...]

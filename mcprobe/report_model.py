@@ -1,0 +1,133 @@
+"""The report as it crosses a boundary: pydantic models, camelCase on the wire.
+
+``ConformanceReport`` is what ``probe_report`` returns as structured content, what
+``mcprobe audit --json`` prints, and what the Markdown, SARIF and JUnit renderers read. Its JSON
+Schema is published at ``mcprobe/schemas/report.schema.json`` (regenerate with
+``scripts/gen-schema``); ``SCHEMA_VERSION`` changes whenever the shape does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+SCHEMA_VERSION = "1.0"
+
+
+class WireModel(BaseModel):
+    """camelCase on the wire, snake_case in Python; unknown keys are rejected on input."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
+    )
+
+
+class LocationOut(WireModel):
+    tool: str | None = None
+    param: str | None = None
+    pointer: str | None = None
+
+
+class FindingOut(WireModel):
+    code: str
+    severity: Literal["error", "warning", "info"]
+    message: str
+    location: LocationOut
+    hint: str
+
+
+class ServerOut(WireModel):
+    name: str | None = None
+    version: str | None = None
+    title: str | None = None
+    protocol_version: str | None = None
+    instructions: str | None = None
+    capabilities: dict[str, Any] = Field(default_factory=dict)
+
+
+class DimensionOut(WireModel):
+    key: str
+    name: str
+    score: float | None = Field(description="0-10, or null when not measured")
+    measured: bool
+    reasons: list[str]
+
+
+class SkippedToolOut(WireModel):
+    tool: str
+    reason: str
+
+
+class CoverageOut(WireModel):
+    total_tools: int
+    fuzzed_tools: int
+    fuzzed: list[str]
+    skipped: list[SkippedToolOut]
+
+
+class FuzzResultOut(WireModel):
+    name: str = Field(description="the tool")
+    case: str = Field(description="the case label, e.g. wrong_type:a")
+    kind: str
+    malformed: bool
+    outcome: Literal["ok", "toolError", "protocolError", "timeout", "protocolCrash", "notRun"]
+    silently_accepted: bool
+    empty_success: bool
+    output_schema_violation: bool
+    leak: bool
+    arguments: Any = Field(description="exactly what was sent")
+    latency_ms: float
+    error_code: int | None = None
+    message: str | None = None
+    note: str | None = None
+
+
+class FuzzSummaryOut(WireModel):
+    cases: int
+    sent: int
+    not_run: int
+    ok: int
+    tool_error: int
+    protocol_error: int
+    timeout: int
+    protocol_crash: int
+    silently_accepted: int
+    empty_success: int
+    output_schema_violation: int
+    leak: int
+
+
+class TargetOut(WireModel):
+    """How the target was reached, with every secret removed (no header values, no bearer,
+    no env values: only their names)."""
+
+    transport: Literal["stdio", "http", "sse", "memory"]
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    cwd: str | None = None
+    env_names: list[str] = Field(default_factory=list)
+    url: str | None = None
+    header_names: list[str] = Field(default_factory=list)
+    bearer: bool = False
+
+
+class ConformanceReport(WireModel):
+    schema_version: str = SCHEMA_VERSION
+    mcprobe_version: str
+    connection_id: str | None = None
+    target: TargetOut | None = None
+    server: ServerOut
+    overall: int | None = Field(description="0-100, or null when nothing was measured")
+    grade: str = Field(description="A-F, or '-' when nothing was measured")
+    dimensions: list[DimensionOut]
+    coverage: CoverageOut | None = Field(default=None, description="null without fuzz")
+    critical: list[str] = Field(default_factory=list, description="critical behaviour lines")
+    findings: list[FindingOut]
+    fuzz: list[FuzzResultOut] = Field(default_factory=list)
+    fuzz_summary: FuzzSummaryOut | None = None
+    unknown_tool_probe: FuzzResultOut | None = None
+    crashed_by: str | None = Field(default=None, description="'tool case' that killed the target")
+    notes: list[str] = Field(default_factory=list, description="mcprobe's own remarks")
+    markdown: str | None = Field(default=None, description="the Markdown rendering")
