@@ -96,6 +96,7 @@ class CaseKind(StrEnum):
     PATTERN_MISMATCH = "pattern_mismatch"
     NULL_VALUE = "null_value"
     NON_OBJECT_ARGUMENTS = "non_object_arguments"
+    UNKNOWN_TOOL = "unknown_tool"  # the once-per-server call to a tool that does not exist
 
 
 @dataclass(frozen=True)
