@@ -1,0 +1,170 @@
+"""Which tools may be fuzzed: the safety rule, maxTools, the include filter (SPEC §5)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcprobe.model import JSON
+from mcprobe.selection import Selection, select_tools, unknown_tool_name
+
+
+def tool(name: str, annotations: JSON = None) -> JSON:
+    definition: dict[str, JSON] = {"name": name, "inputSchema": {"type": "object"}}
+    if annotations is not None:
+        definition["annotations"] = annotations
+    return definition
+
+
+READ_ONLY = {"readOnlyHint": True}
+NOT_DESTRUCTIVE = {"destructiveHint": False}
+
+
+def reasons(selection: Selection) -> dict[str, str]:
+    return {s.tool: s.reason for s in selection.skipped}
+
+
+@pytest.mark.parametrize(
+    "annotations",
+    [
+        READ_ONLY,
+        NOT_DESTRUCTIVE,
+        {"readOnlyHint": True, "destructiveHint": True},
+        {"readOnlyHint": False, "destructiveHint": False},
+    ],
+)
+def test_tool_declaring_a_safety_hint_is_fuzzed_by_default(annotations: JSON) -> None:
+    sel = select_tools([tool("a", annotations)])
+    assert sel.selected_names == ("a",)
+    assert sel.skipped == ()
+
+
+@pytest.mark.parametrize(
+    ("annotations", "expected"),
+    [
+        (None, "no annotations"),
+        ({}, "declares neither readOnlyHint: true nor destructiveHint: false"),
+        ({"title": "A"}, "declares neither readOnlyHint: true nor destructiveHint: false"),
+        ({"destructiveHint": True}, "declares destructiveHint: true"),
+        ({"readOnlyHint": False}, "declares readOnlyHint: false"),
+        ({"readOnlyHint": "true"}, "non-boolean"),
+        ({"destructiveHint": 0}, "non-boolean"),
+        ("read-only", "`annotations` is not an object"),
+    ],
+)
+def test_tool_without_a_safety_hint_is_skipped_with_the_reason_and_how_to_consent(
+    annotations: JSON, expected: str
+) -> None:
+    sel = select_tools([tool("a", annotations)])
+    assert sel.selected == ()
+    reason = reasons(sel)["a"]
+    assert expected in reason
+    assert "fuzzDestructive" in reason and "--fuzz-destructive" in reason
+
+
+def test_fuzz_destructive_is_consent_to_fuzz_unannotated_and_destructive_tools() -> None:
+    tools = [tool("a"), tool("b", {"destructiveHint": True}), tool("c", READ_ONLY)]
+    sel = select_tools(tools, fuzz_destructive=True)
+    assert sel.selected_names == ("a", "b", "c")
+    assert sel.skipped == ()
+
+
+def test_selection_keeps_listing_order_and_raw_definitions() -> None:
+    tools = [tool("z", READ_ONLY), tool("m"), tool("a", NOT_DESTRUCTIVE)]
+    sel = select_tools(tools)
+    assert sel.selected == (tools[0], tools[2])
+    assert [s.tool for s in sel.skipped] == ["m"]
+
+
+def test_max_tools_caps_the_selection_and_names_the_rest() -> None:
+    tools = [tool(f"t{i}", READ_ONLY) for i in range(5)]
+    sel = select_tools(tools, max_tools=2)
+    assert sel.selected_names == ("t0", "t1")
+    assert reasons(sel) == {f"t{i}": "beyond maxTools=2" for i in (2, 3, 4)}
+
+
+def test_max_tools_counts_only_tools_that_would_be_fuzzed() -> None:
+    tools = [tool("unsafe"), tool("a", READ_ONLY), tool("b", READ_ONLY)]
+    sel = select_tools(tools, max_tools=2)
+    assert sel.selected_names == ("a", "b")
+    assert "beyond" not in reasons(sel)["unsafe"]
+
+
+def test_max_tools_zero_skips_everything_and_negative_is_refused() -> None:
+    sel = select_tools([tool("a", READ_ONLY)], max_tools=0)
+    assert sel.selected == () and reasons(sel) == {"a": "beyond maxTools=0"}
+    with pytest.raises(ValueError, match="max_tools"):
+        select_tools([], max_tools=-1)
+
+
+def test_default_max_tools_is_fifty() -> None:
+    sel = select_tools([tool(f"t{i:02}", READ_ONLY) for i in range(60)])
+    assert len(sel.selected) == 50
+    assert len(sel.skipped) == 10
+
+
+def test_include_narrows_the_selection() -> None:
+    tools = [tool("a", READ_ONLY), tool("b", READ_ONLY), tool("c", READ_ONLY)]
+    sel = select_tools(tools, include=["c", "a"])
+    assert sel.selected_names == ("a", "c")
+    assert reasons(sel) == {"b": "not in the requested tools"}
+    assert sel.unknown_included == ()
+
+
+def test_include_is_not_consent_to_fuzz_an_unsafe_tool() -> None:
+    sel = select_tools([tool("wipe", {"destructiveHint": True})], include=["wipe"])
+    assert sel.selected == ()
+    assert "destructiveHint: true" in reasons(sel)["wipe"]
+
+
+def test_included_names_that_do_not_exist_are_reported_once_in_order() -> None:
+    sel = select_tools([tool("a", READ_ONLY)], include=["nope", "a", "gone", "nope"])
+    assert sel.selected_names == ("a",)
+    assert sel.unknown_included == ("nope", "gone")
+
+
+def test_include_given_as_a_single_string_means_that_one_name() -> None:
+    sel = select_tools([tool("ab", READ_ONLY), tool("a", READ_ONLY)], include="ab")
+    assert sel.selected_names == ("ab",)
+
+
+def test_empty_include_selects_nothing() -> None:
+    sel = select_tools([tool("a", READ_ONLY)], include=[])
+    assert sel.selected == ()
+    assert reasons(sel) == {"a": "not in the requested tools"}
+
+
+def test_malformed_entries_are_skipped_by_position() -> None:
+    tools: list[JSON] = [
+        "not a tool",
+        {"inputSchema": {}},
+        {"name": 3},
+        {"name": ""},
+        tool("ok", READ_ONLY),
+    ]
+    sel = select_tools(tools)
+    assert sel.selected_names == ("ok",)
+    found = reasons(sel)
+    assert found["tools[0]"] == "malformed tool entry: not an object"
+    for key in ("tools[1]", "tools[2]", "tools[3]"):
+        assert found[key] == "malformed tool entry: it has no string name"
+
+
+def test_a_duplicate_name_is_fuzzed_once() -> None:
+    sel = select_tools([tool("a", READ_ONLY), tool("a", READ_ONLY)])
+    assert sel.selected_names == ("a",)
+    assert [s.reason for s in sel.skipped] == [
+        "duplicate name: only the first definition is fuzzed"
+    ]
+
+
+def test_selection_is_deterministic() -> None:
+    tools = [tool("a"), tool("b", READ_ONLY), "junk", tool("c", NOT_DESTRUCTIVE)]
+    assert select_tools(tools, max_tools=1) == select_tools(tools, max_tools=1)
+
+
+def test_unknown_tool_name_avoids_existing_names() -> None:
+    assert unknown_tool_name([]) == "mcprobe_nonexistent_tool"
+    assert unknown_tool_name(["divide"]) == "mcprobe_nonexistent_tool"
+    taken = ["mcprobe_nonexistent_tool", "mcprobe_nonexistent_tool_2"]
+    assert unknown_tool_name(taken) == "mcprobe_nonexistent_tool_3"
+    assert unknown_tool_name(iter(taken)) not in taken
