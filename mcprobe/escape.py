@@ -1,0 +1,131 @@
+"""Make untrusted text safe to place in a Markdown report.
+
+Everything a target sends (names, descriptions, instructions, error texts, echoed arguments) may
+be hostile: it may try to break a table, inject Markdown or HTML, smuggle control, bidi or
+zero-width characters, or pose as mcprobe's own words to an LLM host that reads the report.
+
+Two shapes of output, both single-line by construction (no target string can start a line):
+
+- **Quoted target text** goes in an inline code span (``md_inline``, ``md_cell``, ``md_code``):
+  CommonMark interprets nothing inside a code span (no emphasis, links, images, HTML, entities),
+  and the fence is one backtick longer than any backtick run in the text, so the text cannot
+  close it early. In a table cell, pipes are placed *between* code spans as ``\\|`` because GFM
+  splits cells before it parses code spans.
+- **mcprobe's own sentences that embed target text** (finding messages, reasons, hints, notes)
+  go through ``md_text``: every character that can open an inline construct mid-line is
+  backslash-escaped and ``<>&`` are written as HTML entities, so the text renders as plain prose
+  and nothing in it is markup. It must never be placed at the start of a line.
+
+Before either, ``clean_text`` replaces control, format (bidi overrides, zero-width joiners, BOM)
+and surrogate characters with a visible ``⟨U+XXXX⟩`` marker, folds every line break and run of
+whitespace into one space, and truncates to a limit (the caller adds the ellipsis outside any
+code span, so a target cannot fake or hide truncation).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+
+from mcprobe.model import JSON
+
+ELLIPSIS = "…"
+
+_LINE_BREAKS = frozenset("\t\n\v\f\r\x1c\x1d\x1e\x85\u2028\u2029")
+# Categories that are never shown raw: Cc control, Cf format (bidi, zero-width, BOM, soft
+# hyphen, ...), Cs lone surrogates (valid in JSON, unencodable in UTF-8), Co private use,
+# Cn unassigned (may become format characters in a later Unicode version).
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
+_WHITESPACE_RUN = re.compile(r"\s+")
+_BACKTICK_RUN = re.compile(r"`+")
+# What can open an inline construct mid-line: escapes, code, emphasis, strikethrough, links and
+# images, GFM table pipes, math. Line-start constructs (#, -, +, 1., >, =) need no escape because
+# md_text output never starts a line.
+_INLINE_PUNCTUATION = frozenset("\\`*_~[]!|$")
+_ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
+
+
+def _visible(char: str) -> str:
+    if char in _LINE_BREAKS:
+        return " "
+    if unicodedata.category(char) in _HIDDEN_CATEGORIES:
+        return f"⟨U+{ord(char):04X}⟩"
+    return char
+
+
+def clean_text(text: str, limit: int | None = None) -> tuple[str, bool]:
+    """One line of visible text: hidden characters marked, whitespace folded, stripped, and cut
+    to ``limit`` characters. Returns the text and whether it was truncated."""
+    visible = "".join(_visible(c) for c in text)
+    folded = _WHITESPACE_RUN.sub(" ", visible).strip()
+    if limit is not None and len(folded) > limit:
+        return folded[:limit].rstrip(), True
+    return folded, False
+
+
+def code_span(content: str) -> str:
+    """An inline code span holding ``content`` verbatim (``content`` must be one line).
+
+    The fence is longer than the longest backtick run inside; a space pads each side when the
+    content starts or ends with a backtick or a space (CommonMark strips exactly one each side).
+    """
+    longest = max((len(run) for run in _BACKTICK_RUN.findall(content)), default=0)
+    fence = "`" * (longest + 1)
+    if content[:1] in ("`", " ") or content[-1:] in ("`", " "):
+        content = f" {content} "
+    return f"{fence}{content}{fence}"
+
+
+def md_inline(text: str, limit: int = 200) -> str:
+    """Untrusted text quoted as inline code, one line, at most ``limit`` characters (plus an
+    ellipsis after the span when cut). Not for table cells: see ``md_cell``."""
+    cleaned, cut = clean_text(text, limit)
+    if not cleaned:
+        return "(empty)"
+    return code_span(cleaned) + (ELLIPSIS if cut else "")
+
+
+def md_cell(text: str, limit: int = 80) -> str:
+    """Like ``md_inline`` but safe inside a GFM table cell: each pipe becomes an escaped ``\\|``
+    between code spans, so the row keeps its column count in every GFM parser."""
+    cleaned, cut = clean_text(text, limit)
+    if not cleaned:
+        return "(empty)"
+    pieces = cleaned.split("|")
+    rendered = "\\|".join(code_span(piece) if piece else "" for piece in pieces)
+    return rendered + (ELLIPSIS if cut else "")
+
+
+def md_text(text: str, limit: int = 500) -> str:
+    """Text rendered as plain prose: inline-markup punctuation backslash-escaped, ``<>&`` as
+    entities. For mcprobe's own sentences that embed target strings; safe in table cells; never
+    at the start of a line."""
+    cleaned, cut = clean_text(text, limit)
+    out: list[str] = []
+    for char in cleaned:
+        if char in _ENTITIES:
+            out.append(_ENTITIES[char])
+        elif char in _INLINE_PUNCTUATION:
+            out.append("\\" + char)
+        else:
+            out.append(char)
+    return "".join(out) + (ELLIPSIS if cut else "")
+
+
+def json_text(value: JSON) -> str:
+    """Compact JSON, ASCII only (every control, bidi or non-ASCII character is a ``\\uXXXX``
+    escape), keys in the order they were sent."""
+    return json.dumps(value, ensure_ascii=True, separators=(", ", ": "), default=repr)
+
+
+def md_code(value: JSON, limit: int = 300) -> str:
+    """A JSON value (e.g. the arguments of a fuzz case) as inline code, cut to ``limit``
+    characters with an ellipsis after the span. Not for table cells.
+
+    The JSON is printable ASCII already, so it is not folded: whitespace inside strings stays
+    exactly as sent and the arguments remain reproducible (unless cut)."""
+    text = json_text(value)
+    if len(text) > limit:
+        return code_span(text[:limit]) + ELLIPSIS
+    return code_span(text)
