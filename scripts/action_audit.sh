@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# The logic of the mcprobe GitHub Action (action.yml), runnable locally:
+#
+#   INPUT_COMMAND="python -m demo_target" GITHUB_OUTPUT=/tmp/out scripts/action_audit.sh
+#
+# Inputs (environment; action.yml maps its inputs onto these, never into the script text):
+#   INPUT_COMMAND           stdio target, one shell-quoted command line   (this or INPUT_URL)
+#   INPUT_URL               Streamable HTTP / SSE target URL              (this or INPUT_COMMAND)
+#   INPUT_FUZZ              true|false (default true): call the tools with valid + malformed input
+#   INPUT_FUZZ_DESTRUCTIVE  true|false (default false): also call tools not annotated read-only
+#   INPUT_MIN_SCORE         0-100 or empty: fail when the overall score is below it
+#   INPUT_FAIL_ON_CRITICAL  true|false (default false): fail on a critical behavioural issue
+#   INPUT_ARGS              extra `mcprobe audit` options, shell-quoted (e.g. "--timeout 10")
+#   INPUT_OUTPUT_DIR        where the reports go (default: mcprobe-report)
+#   MCPROBE_TARGET_TOKEN    bearer token for an HTTP target (read by mcprobe itself; never echoed)
+#   MCPROBE_BIN             the mcprobe executable (default: mcprobe)
+#   MCPROBE_PYTHON          a Python that can import mcprobe (default: python3)
+#   GITHUB_OUTPUT           file receiving the step outputs (score, grade, critical, report paths)
+#   GITHUB_STEP_SUMMARY     file receiving the Markdown report (optional)
+#
+# Exit status: 0 passed; 1 bad inputs or mcprobe failed; 2 could not connect to the target;
+# 3 score below min-score; 4 critical behavioural issue with fail-on-critical.
+set -euo pipefail
+
+MCPROBE_BIN=${MCPROBE_BIN:-mcprobe}
+MCPROBE_PYTHON=${MCPROBE_PYTHON:-python3}
+out_dir=${INPUT_OUTPUT_DIR:-mcprobe-report}
+command_line=${INPUT_COMMAND:-}
+url=${INPUT_URL:-}
+min_score=${INPUT_MIN_SCORE:-}
+
+error() { echo "::error title=mcprobe::$*" >&2; }
+
+is_true() {
+  case "${1,,}" in
+    true | yes | 1 | on) return 0 ;;
+    false | no | 0 | off | "") return 1 ;;
+    *) error "expected true or false, got '$1'"; exit 1 ;;
+  esac
+}
+
+if [ -n "$command_line" ] && [ -n "$url" ]; then
+  error "set either 'command' or 'url', not both"; exit 1
+fi
+if [ -z "$command_line" ] && [ -z "$url" ]; then
+  error "set 'command' (a stdio server) or 'url' (an HTTP server) to audit"; exit 1
+fi
+if [ -n "$min_score" ] && ! [[ "$min_score" =~ ^[0-9]+$ && "$min_score" -le 100 ]]; then
+  error "min-score must be a whole number from 0 to 100, got '$min_score'"; exit 1
+fi
+
+argv=(audit --format json --output "$out_dir/mcprobe-report.json")
+if is_true "${INPUT_FUZZ:-true}"; then argv+=(--fuzz); fi
+if is_true "${INPUT_FUZZ_DESTRUCTIVE:-false}"; then argv+=(--fuzz-destructive); fi
+if is_true "${INPUT_FAIL_ON_CRITICAL:-false}"; then argv+=(--fail-on-critical); fi
+if [ -n "${INPUT_ARGS:-}" ]; then
+  # shlex, not eval: the extra arguments are split like a shell would, never executed.
+  mapfile -d '' -t extra < <("$MCPROBE_PYTHON" -c \
+    'import shlex, sys; sys.stdout.write("".join(a + "\0" for a in shlex.split(sys.argv[1])))' \
+    "$INPUT_ARGS")
+  argv+=("${extra[@]}")
+fi
+if [ -n "$url" ]; then argv+=("$url"); else argv+=(--stdio "$command_line"); fi
+
+mkdir -p "$out_dir"
+rm -f "$out_dir/mcprobe-report.json"
+set +e
+"$MCPROBE_BIN" "${argv[@]}"
+status=$?
+set -e
+
+if [ "$status" -eq 2 ]; then
+  error "could not connect to the target (see the log above)"; exit 2
+fi
+if [ ! -s "$out_dir/mcprobe-report.json" ]; then
+  error "mcprobe exited with status $status and wrote no report"; exit 1
+fi
+
+# One audit, three renderings: SARIF and Markdown come from the JSON report, not a second run.
+score=$("$MCPROBE_PYTHON" - "$out_dir" "${GITHUB_OUTPUT:-/dev/null}" "${GITHUB_STEP_SUMMARY:-}" <<'PY'
+import pathlib
+import sys
+
+from mcprobe import render_report
+from mcprobe.report_model import ConformanceReport
+
+out_dir, github_output, summary = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+json_path = out_dir / "mcprobe-report.json"
+report = ConformanceReport.model_validate_json(json_path.read_text(encoding="utf-8"))
+sarif_path = out_dir / "mcprobe.sarif"
+md_path = out_dir / "mcprobe-report.md"
+sarif_path.write_text(render_report(report, format="sarif"), encoding="utf-8")
+markdown = render_report(report, format="md")
+md_path.write_text(markdown, encoding="utf-8")
+score = "" if report.overall is None else str(report.overall)
+outputs = {
+    "score": score,
+    "grade": report.grade,
+    "critical": str(len(report.critical)),
+    "json": str(json_path),
+    "sarif": str(sarif_path),
+    "markdown": str(md_path),
+}
+with open(github_output, "a", encoding="utf-8") as fh:
+    fh.writelines(f"{key}={value}\n" for key, value in outputs.items())
+if summary:
+    with open(summary, "a", encoding="utf-8") as fh:
+        fh.write(markdown + "\n")
+print(f"mcprobe: score {score or 'not measured'}, grade {report.grade}", file=sys.stderr)
+print(score)
+PY
+)
+
+if [ "$status" -eq 4 ]; then
+  error "critical behavioural issue found (fail-on-critical is set); see the report"; exit 4
+fi
+if [ "$status" -ne 0 ]; then
+  error "mcprobe exited with status $status"; exit "$status"
+fi
+if [ -n "$min_score" ]; then
+  if [ -z "$score" ]; then
+    error "no overall score was measured, so min-score $min_score cannot be met"; exit 3
+  fi
+  if [ "$score" -lt "$min_score" ]; then
+    error "score $score is below min-score $min_score"; exit 3
+  fi
+fi
+echo "mcprobe: passed" >&2
