@@ -3,7 +3,7 @@
 Pure: no I/O, no clock. Everything read here came from the target and is untrusted: it may have
 any shape, so every access is defensive and nothing here raises for what a target sends.
 
-Decisions where the spec is silent (also in ARCHITECTURE.md):
+Decisions where the spec is silent:
 
 - A ``RESULT`` that is not an object, or whose ``content`` is missing / not a list / holds
   non-objects, is still classified by ``isError`` (absent → ``ok``) and explained in ``note``.

@@ -4,7 +4,7 @@ Pure and deterministic. Every deduction produces one reason line, so a person ca
 number from the report. A dimension that was not measured has ``score=None`` and a reason saying
 why; it is left out of the overall mean, never given a fake value.
 
-Decisions where the spec is silent (also in ARCHITECTURE.md):
+Decisions where the spec is silent:
 
 - Rounding is half-up (``floor(x + 0.5)``, with a 1e-9 allowance for float noise), never Python's
   banker's ``round``: 89.5 → 90 (A), 88.5 → 89. Dimensions are rounded to one decimal first and
@@ -80,9 +80,9 @@ def round_half_up(value: float, digits: int = 0) -> float:
     return math.floor(value * factor + 0.5 + 1e-9) / factor
 
 
-def _fmt(value: float) -> str:
-    """A number as a person would write it: 2, 0.5, 0.25, 7.8."""
-    text = f"{value:.2f}".rstrip("0").rstrip(".")
+def _fmt(value: float, digits: int = 4) -> str:
+    """A number as a person would write it: 2, 0.5, 0.375, 7.8."""
+    text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
     return "0" if text == "-0" else text
 
 
@@ -312,7 +312,7 @@ def liveness_dimension(fuzz: FuzzRun | None) -> Dimension:
         if p50 > LATENCY_BUDGET_MS:
             penalty = LATENCY_PENALTY_PER_100MS * (p50 - LATENCY_BUDGET_MS) / 100.0
             reasons.append(
-                f"−{_fmt(penalty)}: valid-call p50 latency {_fmt(p50)} ms exceeds "
+                f"−{_fmt(penalty)}: valid-call p50 latency {_fmt(p50, 1)} ms exceeds "
                 f"{_fmt(LATENCY_BUDGET_MS)} ms (0.5 per 100 ms over)"
             )
     return _dimension("liveness", base - penalty, reasons)
