@@ -19,8 +19,6 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from mcp.shared.tool_name_validation import validate_tool_name
-
 from mcprobe.model import Finding, Location, ServerSnapshot, Severity
 
 
@@ -93,6 +91,11 @@ EXTRA_CODES: tuple[str, ...] = ("tool.malformed",)
 RULE_RANK: Mapping[str, int] = MappingProxyType({rule.code: i for i, rule in enumerate(_RULES)})
 
 _QUOTE_LIMIT = 60
+
+# SEP-986 (MCP 2025-11-25, server/tools#tool-names): 1-128 characters of A-Z a-z 0-9 _ - .
+# The same rule as ``mcp.shared.tool_name_validation``, kept here because importing the SDK
+# costs seconds and this module must stay a cheap pure one; a test keeps the two in step.
+SEP_986_NAME = re.compile(r"[A-Za-z0-9._-]{1,128}")
 
 
 def finding(code: str, message: str, hint: str, location: Location) -> Finding:
@@ -201,7 +204,7 @@ def check_unusual_name(tool: ToolView) -> Iterator[Finding]:
     if tool.raw is None:
         return
     name = tool.raw.get("name")
-    if not isinstance(name, str) or validate_tool_name(name).is_valid:
+    if not isinstance(name, str) or SEP_986_NAME.fullmatch(name):
         return
     if not name:
         why = "it is empty"
@@ -311,7 +314,8 @@ def _style(name: str) -> str | None:
 
 
 def _restyle(name: str, style: str) -> str:
-    words = [w for w in re.split(r"[_\-]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)) if w]
+    split = re.sub(r"([a-z0-9])([A-Z])|([A-Z])([A-Z][a-z])", r"\1\3_\2\4", name)
+    words = [w for w in re.split(r"[_\-]+", split) if w]
     if style == "camelCase":
         return words[0].lower() + "".join(w[:1].upper() + w[1:].lower() for w in words[1:])
     return ("_" if style == "snake_case" else "-").join(w.lower() for w in words)
