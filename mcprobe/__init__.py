@@ -1,3 +1,243 @@
-"""mcprobe: audit MCP servers over the live protocol."""
+"""mcprobe: audit MCP servers over the live protocol.
+
+The library surface, the same pipeline as ``mcprobe audit`` and the ``probe_report`` tool::
+
+    import mcprobe
+
+    report = await mcprobe.audit_stdio("python", ["-m", "my_server"], fuzz=True)
+    report = await mcprobe.audit_url("http://127.0.0.1:8000/mcp", bearer=token)
+    report = mcprobe.audit_stdio_sync("python", ["-m", "my_server"])  # outside an event loop
+    print(mcprobe.render_report(report))            # Markdown; or format="json"|"sarif"|"junit"
+
+Failing to reach the target raises ``ConnectFailed`` (its ``stderr_tail`` quotes the target);
+everything the target does once connected is data in the report, never an exception.
+
+``import mcprobe`` stays cheap: the MCP SDK, pydantic and the pipeline load on first use.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "ConformanceReport",
+    "ConnectFailed",
+    "McprobeError",
+    "ReportFormat",
+    "__version__",
+    "audit_stdio",
+    "audit_stdio_sync",
+    "audit_url",
+    "audit_url_sync",
+    "render_report",
+]
+
+if TYPE_CHECKING:
+    from mcprobe.errors import ConnectFailed as ConnectFailed
+    from mcprobe.errors import McprobeError as McprobeError
+    from mcprobe.fuzz_runner import ProgressCallback
+    from mcprobe.report_model import ConformanceReport as ConformanceReport
+    from mcprobe.target_spec import TargetSpec
+
+ReportFormat = Literal["md", "json", "sarif", "junit"]
+
+_LAZY = {
+    "ConformanceReport": "mcprobe.report_model",
+    "ConnectFailed": "mcprobe.errors",
+    "McprobeError": "mcprobe.errors",
+}
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mcprobe' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
+
+def _check_timeout(name: str, value: float) -> None:
+    if not value > 0:
+        from mcprobe.errors import UsageError
+
+        raise UsageError(f"{name} must be a positive number of seconds, got {value!r}")
+
+
+async def _run_pipeline(
+    spec: TargetSpec,
+    *,
+    fuzz: bool,
+    fuzz_destructive: bool,
+    max_tools: int,
+    tools: Sequence[str] | None,
+    concurrency: int | None,
+    overall_timeout: float | None,
+    progress: ProgressCallback | None,
+) -> ConformanceReport:
+    """The one pipeline behind the library functions and ``mcprobe audit``."""
+    from mcprobe.audit import AuditOptions, audit_spec
+
+    values: dict[str, Any] = {
+        "max_tools": max_tools,
+        "fuzz_destructive": fuzz_destructive,
+        "call_timeout": spec.call_timeout,
+    }
+    if tools is not None:
+        values["include"] = tuple(tools)
+    if concurrency is not None:
+        values["concurrency"] = concurrency
+    if overall_timeout is not None:
+        values["overall_timeout"] = overall_timeout
+    return await audit_spec(
+        spec, fuzz=fuzz or fuzz_destructive, options=AuditOptions(**values), progress=progress
+    )
+
+
+async def audit_stdio(
+    command: str,
+    args: Sequence[str] = (),
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    fuzz: bool = False,
+    fuzz_destructive: bool = False,
+    max_tools: int = 50,
+    tools: Sequence[str] | None = None,
+    timeout: float = 30.0,  # noqa: ASYNC109 (the target's per-call timeout, not ours)
+    connect_timeout: float = 30.0,
+    concurrency: int | None = None,
+    overall_timeout: float | None = None,
+    progress: ProgressCallback | None = None,
+) -> ConformanceReport:
+    """Audit a stdio MCP server started as ``command args…``.
+
+    ``env`` is added to a minimal safe environment (the SDK passes only HOME, PATH, USER, …);
+    its values never appear in the report. ``fuzz`` calls the tools (only those declared
+    read-only or non-destructive unless ``fuzz_destructive``, which implies ``fuzz``);
+    ``tools`` restricts fuzzing to those names. ``timeout`` is per call. Raises
+    ``ConnectFailed`` when the target cannot be started or does not complete the handshake
+    within ``connect_timeout``.
+    """
+    from mcprobe.target_spec import TargetSpec
+
+    _check_timeout("timeout", timeout)
+    _check_timeout("connect_timeout", connect_timeout)
+    spec = TargetSpec(
+        transport="stdio",
+        command=command,
+        args=tuple(args),
+        env=dict(env or {}),
+        cwd=os.fspath(cwd) if cwd is not None else None,
+        connect_timeout=connect_timeout,
+        call_timeout=timeout,
+    )
+    return await _run_pipeline(
+        spec,
+        fuzz=fuzz,
+        fuzz_destructive=fuzz_destructive,
+        max_tools=max_tools,
+        tools=tools,
+        concurrency=concurrency,
+        overall_timeout=overall_timeout,
+        progress=progress,
+    )
+
+
+async def audit_url(
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    bearer: str | None = None,
+    transport: Literal["http", "sse"] = "http",
+    fuzz: bool = False,
+    fuzz_destructive: bool = False,
+    max_tools: int = 50,
+    tools: Sequence[str] | None = None,
+    timeout: float = 30.0,  # noqa: ASYNC109 (the target's per-call timeout, not ours)
+    connect_timeout: float = 30.0,
+    concurrency: int | None = None,
+    overall_timeout: float | None = None,
+    progress: ProgressCallback | None = None,
+) -> ConformanceReport:
+    """Audit an MCP server over HTTP: Streamable HTTP, falling back to legacy SSE
+    (``transport="sse"`` goes straight to SSE). ``headers`` and ``bearer`` are sent with every
+    request and never appear in the report. Other arguments as for ``audit_stdio``."""
+    from mcprobe.target_spec import TargetSpec
+
+    _check_timeout("timeout", timeout)
+    _check_timeout("connect_timeout", connect_timeout)
+    spec = TargetSpec(
+        transport=transport,
+        url=url,
+        headers=dict(headers or {}),
+        bearer=bearer,
+        connect_timeout=connect_timeout,
+        call_timeout=timeout,
+    )
+    return await _run_pipeline(
+        spec,
+        fuzz=fuzz,
+        fuzz_destructive=fuzz_destructive,
+        max_tools=max_tools,
+        tools=tools,
+        concurrency=concurrency,
+        overall_timeout=overall_timeout,
+        progress=progress,
+    )
+
+
+def _blocking(function: Callable[_P, Awaitable[_T]]) -> Callable[_P, _T]:
+    @functools.wraps(function)
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        import anyio
+
+        async def call() -> _T:
+            return await function(*args, **kwargs)
+
+        return anyio.run(call)
+
+    return run
+
+
+audit_stdio_sync = _blocking(audit_stdio)
+"""``audit_stdio`` for code that is not already inside an event loop."""
+audit_url_sync = _blocking(audit_url)
+"""``audit_url`` for code that is not already inside an event loop."""
+
+
+def render_report(
+    report: ConformanceReport, format: ReportFormat = "md", *, sarif_artifact: str | None = None
+) -> str:
+    """The report as Markdown (``md``), JSON, SARIF 2.1.0 or JUnit XML.
+
+    ``sarif_artifact`` (SARIF only) is the file every result points at; GitHub code scanning
+    needs one (see ``mcprobe.render_sarif``)."""
+    if format not in ("md", "json", "sarif", "junit"):
+        from mcprobe.errors import UsageError
+
+        raise UsageError(f"unknown report format {format!r}: expected md, json, sarif or junit")
+    if format == "json":
+        from mcprobe.render_json import render_json
+
+        return render_json(report)
+    if format == "sarif":
+        from mcprobe.render_sarif import render_sarif
+
+        return render_sarif(report, artifact_uri=sarif_artifact)
+    if format == "junit":
+        from mcprobe.render_junit import render_junit
+
+        return render_junit(report)
+    from mcprobe.render_markdown import render_markdown
+
+    text = render_markdown(report)
+    return text if text.endswith("\n") else text + "\n"

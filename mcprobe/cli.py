@@ -1,0 +1,523 @@
+"""The ``mcprobe`` command line.
+
+::
+
+    mcprobe                                   run the stdio MCP server
+    mcprobe serve                             the same
+    mcprobe audit [options] URL               Streamable HTTP target (SSE fallback)
+    mcprobe audit [options] -- COMMAND [ARG…] stdio target, argv exactly as given
+    mcprobe audit [options] --stdio "CMD STR" stdio target, shell-style quoting
+
+``run(argv, stdout, stderr) -> int`` does everything and returns the exit code; ``main`` only
+calls ``sys.exit`` with it, so tests drive the CLI with string buffers. The report goes to stdout
+(or ``--output FILE``); logs and errors go to stderr, one line each, secrets scrubbed. No
+traceback ever reaches the user (set ``MCPROBE_DEBUG=1`` to get one on stderr).
+
+Exit codes (``EXIT_*`` below): 0 audit completed and every gate passed; 1 usage error (bad
+option or value, unknown option, unwritable ``--output``); 2 could not connect to the target;
+3 score below ``--fail-under``; 4 critical behavioural issue with ``--fail-on-critical`` — when
+both gates fail, 4 wins (the more specific signal; both reasons are printed); 5 internal error of
+mcprobe itself; 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import re
+import shlex
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn, TextIO
+from urllib.parse import urlsplit, urlunsplit
+
+from mcprobe import __version__, render_report
+
+if TYPE_CHECKING:
+    from mcprobe.report_model import ConformanceReport
+    from mcprobe.target_spec import TargetSpec
+
+EXIT_OK = 0
+EXIT_USAGE = 1
+EXIT_CONNECT = 2
+EXIT_SCORE = 3
+EXIT_CRITICAL = 4
+EXIT_INTERNAL = 5
+EXIT_INTERRUPTED = 130
+
+FORMATS = ("md", "json", "sarif", "junit")
+TOKEN_ENV = "MCPROBE_TARGET_TOKEN"
+DEFAULT_MAX_TOOLS = 50
+DEBUG_ENV = "MCPROBE_DEBUG"
+
+_USAGE = """\
+usage: mcprobe [serve]
+       mcprobe audit [options] URL
+       mcprobe audit [options] -- COMMAND [ARG ...]
+       mcprobe audit [options] --stdio "COMMAND STRING"
+       mcprobe --version
+
+Audit MCP servers over the live protocol. Without arguments (or with `serve`), run mcprobe's
+own stdio MCP server. `mcprobe audit --help` lists the audit options.
+"""
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_STDERR_TAIL_LINES = 20
+
+
+class UsageError(Exception):
+    """A bad command line: printed as one line, exit code 1."""
+
+
+class _Exit(Exception):
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises instead of exiting and writes help to our stdout, not sys.stdout."""
+
+    def __init__(self, out: TextIO, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._out = out
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        if message:
+            self._out.write(message)
+        raise _Exit(status)
+
+    def _print_message(self, message: str, file: object = None) -> None:
+        if message:
+            self._out.write(message)
+
+
+# --------------------------------------------------------------------------- value parsers
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number ≥ 1, got {text!r}")
+    return value
+
+
+def _score(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a score from 0 to 100, got {text!r}") from None
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"expected a score from 0 to 100, got {text!r}")
+    return value
+
+
+def _header(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition(":")
+    name = name.strip()
+    if not sep or not _HEADER_NAME.match(name):
+        # Never echo the value: it is usually a secret.
+        raise argparse.ArgumentTypeError('expected "Name: Value" with a valid header name')
+    return name, value.strip()
+
+
+def _env_pair(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not _ENV_NAME.match(name):
+        raise argparse.ArgumentTypeError("expected NAME=VALUE with a valid variable name")
+    return name, value
+
+
+def _tool_names(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("expected comma-separated tool names")
+    return names
+
+
+def _audit_parser(out: TextIO) -> _Parser:
+    p = _Parser(
+        out,
+        prog="mcprobe audit",
+        usage=(
+            "mcprobe audit [options] URL | mcprobe audit [options] -- COMMAND [ARG ...] | "
+            'mcprobe audit [options] --stdio "COMMAND STRING"'
+        ),
+        description="Connect to one MCP server, lint it, optionally fuzz it, score it, report.",
+        allow_abbrev=False,
+    )
+    p.add_argument("url", nargs="?", metavar="URL", help="Streamable HTTP endpoint (SSE fallback)")
+    p.add_argument("--stdio", metavar="CMD", help="stdio target as one shell-quoted string")
+    p.add_argument("--fuzz", action="store_true", help="call the tools (behavioural pass)")
+    p.add_argument(
+        "--fuzz-destructive",
+        action="store_true",
+        help="also fuzz tools not declared read-only/non-destructive (implies --fuzz)",
+    )
+    p.add_argument("--max-tools", type=_positive_int, metavar="N", help="fuzz at most N tools")
+    p.add_argument("--tools", type=_tool_names, metavar="A,B", help="fuzz only these tools")
+    p.add_argument("--timeout", type=_positive_float, metavar="SECONDS", help="per call")
+    p.add_argument(
+        "--connect-timeout", type=_positive_float, metavar="SECONDS", help="for the handshake"
+    )
+    p.add_argument("--concurrency", type=_positive_int, metavar="N", help="parallel fuzz calls")
+    p.add_argument("--json", action="store_true", help="same as --format json")
+    p.add_argument("--format", choices=FORMATS, help="report format (default md)")
+    p.add_argument("--output", metavar="FILE", help="write the report here instead of stdout")
+    p.add_argument(
+        "--sarif-artifact",
+        metavar="PATH",
+        help="with --format sarif: the file every result points at (GitHub needs one)",
+    )
+    p.add_argument("--fail-under", type=_score, metavar="SCORE", help="exit 3 below this score")
+    p.add_argument(
+        "--fail-on-critical",
+        action="store_true",
+        help="exit 4 on a critical behavioural issue (needs --fuzz)",
+    )
+    p.add_argument("--bearer", metavar="TOKEN", help=f"HTTP bearer token (or env {TOKEN_ENV})")
+    p.add_argument(
+        "--header",
+        type=_header,
+        action="append",
+        default=[],
+        metavar='"NAME: VALUE"',
+        help="HTTP header (repeatable)",
+    )
+    p.add_argument(
+        "--env",
+        type=_env_pair,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="environment variable for a stdio target (repeatable)",
+    )
+    p.add_argument("--cwd", metavar="DIR", help="working directory of a stdio target")
+    return p
+
+
+# --------------------------------------------------------------------------- the audit invocation
+
+
+@dataclass(frozen=True)
+class AuditInvocation:
+    """A parsed, validated ``mcprobe audit`` command line."""
+
+    spec: TargetSpec
+    fuzz: bool
+    fuzz_destructive: bool
+    max_tools: int
+    tools: tuple[str, ...] | None
+    concurrency: int | None
+    output_format: str
+    output: Path | None
+    sarif_artifact: str | None
+    fail_under: float | None
+    fail_on_critical: bool
+
+
+def parse_audit(argv: Sequence[str], out: TextIO) -> AuditInvocation:
+    """Parse ``mcprobe audit`` arguments (after the word ``audit``); raise ``UsageError``."""
+    from mcprobe.target_spec import (
+        DEFAULT_CALL_TIMEOUT,
+        DEFAULT_CONNECT_TIMEOUT,
+        TargetSpec,
+    )
+
+    argv = list(argv)
+    command: list[str] | None = None
+    if "--" in argv:
+        split = argv.index("--")
+        argv, command = argv[:split], argv[split + 1 :]
+    ns = _audit_parser(out).parse_args(argv)
+
+    targets = [ns.url is not None, ns.stdio is not None, command is not None]
+    if sum(targets) != 1:
+        raise UsageError(
+            "give exactly one target: a URL, -- COMMAND [ARG ...], or --stdio 'COMMAND STRING'"
+        )
+    if command is not None and not command:
+        raise UsageError("nothing after --: expected COMMAND [ARG ...]")
+    if ns.stdio is not None:
+        try:
+            command = shlex.split(ns.stdio)
+        except ValueError as exc:
+            raise UsageError(f"--stdio: cannot split the command string: {exc}") from None
+        if not command:
+            raise UsageError("--stdio: empty command string")
+    output_format = ns.format or ("json" if ns.json else "md")
+    if ns.json and output_format != "json":
+        raise UsageError(f"--json contradicts --format {ns.format}")
+    if ns.sarif_artifact is not None and output_format != "sarif":
+        raise UsageError("--sarif-artifact only applies to --format sarif")
+    fuzz = ns.fuzz or ns.fuzz_destructive
+    if ns.fail_on_critical and not fuzz:
+        raise UsageError("--fail-on-critical needs --fuzz: critical issues come from fuzzing")
+    output = Path(ns.output) if ns.output else None
+    if output is not None and not output.parent.is_dir():
+        raise UsageError(f"--output: directory {str(output.parent)!r} does not exist")
+    connect_timeout: float = ns.connect_timeout or DEFAULT_CONNECT_TIMEOUT
+    call_timeout: float = ns.timeout or DEFAULT_CALL_TIMEOUT
+
+    spec: TargetSpec
+    if command is not None:
+        if ns.bearer is not None or ns.header:
+            raise UsageError("--bearer and --header apply to URL targets, not stdio commands")
+        if ns.cwd is not None and not Path(ns.cwd).is_dir():
+            raise UsageError(f"--cwd: {ns.cwd!r} is not a directory")
+        spec = TargetSpec(
+            transport="stdio",
+            command=command[0],
+            args=tuple(command[1:]),
+            env=dict(ns.env),
+            cwd=ns.cwd,
+            connect_timeout=connect_timeout,
+            call_timeout=call_timeout,
+        )
+    else:
+        if ns.env or ns.cwd is not None:
+            raise UsageError("--env and --cwd apply to stdio commands, not URL targets")
+        url = ns.url
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise UsageError(
+                f"{url!r} is not an http(s) URL; for a stdio target use -- COMMAND [ARG ...]"
+            )
+        bearer = ns.bearer if ns.bearer is not None else os.environ.get(TOKEN_ENV) or None
+        spec = TargetSpec(
+            transport="http",
+            url=url,
+            headers=dict(ns.header),
+            bearer=bearer,
+            connect_timeout=connect_timeout,
+            call_timeout=call_timeout,
+        )
+    return AuditInvocation(
+        spec=spec,
+        fuzz=fuzz,
+        fuzz_destructive=ns.fuzz_destructive,
+        max_tools=ns.max_tools or DEFAULT_MAX_TOOLS,
+        tools=tuple(ns.tools) if ns.tools else None,
+        concurrency=ns.concurrency,
+        output_format=output_format,
+        output=output,
+        sarif_artifact=ns.sarif_artifact,
+        fail_under=ns.fail_under,
+        fail_on_critical=ns.fail_on_critical,
+    )
+
+
+# --------------------------------------------------------------------------- output
+
+
+def _encodable(text: str) -> str:
+    # A hostile target can smuggle lone surrogates into its text; no stream can encode them.
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def describe_target(spec: TargetSpec) -> str:
+    """The target for messages: the command line, or the URL without any userinfo."""
+    if spec.transport == "stdio":
+        return shlex.join([spec.command or "", *spec.args])
+    parts = urlsplit(spec.url or "")
+    netloc = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+def _tail(text: str) -> str:
+    lines = text.rstrip().splitlines()[-_STDERR_TAIL_LINES:]
+    return "\n".join(f"  | {line}" for line in lines)
+
+
+class _Progress:
+    """One overwritten status line on a terminal's stderr while fuzzing."""
+
+    def __init__(self, stderr: TextIO) -> None:
+        self._stderr = stderr
+        self.used = False
+
+    async def __call__(self, done: int, total: int, message: str) -> None:
+        line = f"mcprobe: fuzzing {message}"[:120]
+        self._stderr.write(f"\r\x1b[2K{_encodable(line)}")
+        self._stderr.flush()
+        self.used = True
+
+    def finish(self) -> None:
+        if self.used:
+            self._stderr.write("\r\x1b[2K")
+            self._stderr.flush()
+
+
+# --------------------------------------------------------------------------- running
+
+
+def _audit(invocation: AuditInvocation, progress: _Progress | None) -> ConformanceReport:
+    import anyio
+
+    from mcprobe import _run_pipeline
+
+    async def go() -> ConformanceReport:
+        return await _run_pipeline(
+            invocation.spec,
+            fuzz=invocation.fuzz,
+            fuzz_destructive=invocation.fuzz_destructive,
+            max_tools=invocation.max_tools,
+            tools=invocation.tools,
+            concurrency=invocation.concurrency,
+            overall_timeout=None,
+            progress=progress,
+        )
+
+    return anyio.run(go)
+
+
+def _find(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
+    if isinstance(exc, kind):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for sub in exc.exceptions:
+            found = _find(sub, kind)
+            if found is not None:
+                return found
+    return None
+
+
+def _run_audit(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
+    from mcprobe.errors import ConnectFailed, McprobeError
+    from mcprobe.errors import UsageError as LibraryUsageError
+    from mcprobe.target_spec import scrub
+
+    invocation = parse_audit(argv, stdout)
+    secrets = invocation.spec.secret_values()
+
+    def say(text: str) -> None:
+        stderr.write(_encodable(scrub(text, secrets)) + "\n")
+
+    progress = _Progress(stderr) if invocation.fuzz and stderr.isatty() else None
+    try:
+        report = _audit(invocation, progress)
+    except BaseException as exc:
+        if progress is not None:
+            progress.finish()
+        connect = _find(exc, ConnectFailed)
+        if isinstance(connect, ConnectFailed):
+            say(f"mcprobe: could not connect to {describe_target(invocation.spec)}: {connect}")
+            if connect.stderr_tail.strip():
+                say("mcprobe: the target's stderr ended with:\n" + _tail(connect.stderr_tail))
+            return EXIT_CONNECT
+        if _find(exc, KeyboardInterrupt) is not None:
+            say("mcprobe: interrupted")
+            return EXIT_INTERRUPTED
+        usage = _find(exc, LibraryUsageError)
+        if usage is not None:
+            say(f"mcprobe audit: {usage}")
+            return EXIT_USAGE
+        if not isinstance(exc, Exception) and _find(exc, Exception) is None:
+            raise  # SystemExit and friends: not ours to swallow
+        if os.environ.get(DEBUG_ENV):
+            say("".join(traceback.format_exception(exc)).rstrip())
+        mine = _find(exc, McprobeError)
+        detail = str(mine) if mine is not None else f"{type(exc).__name__}: {exc}"
+        say(f"mcprobe: internal error: {detail} (set {DEBUG_ENV}=1 for a traceback)")
+        return EXIT_INTERNAL
+    if progress is not None:
+        progress.finish()
+
+    text = _encodable(
+        scrub(
+            render_report(
+                report,
+                invocation.output_format,  # type: ignore[arg-type]
+                sarif_artifact=invocation.sarif_artifact,
+            ),
+            secrets,
+        )
+    )
+    if invocation.output is None:
+        stdout.write(text)
+        stdout.flush()
+    else:
+        try:
+            invocation.output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            say(f"mcprobe: cannot write --output {str(invocation.output)!r}: {exc.strerror}")
+            return EXIT_USAGE
+        say(
+            f"mcprobe: {invocation.output_format} report written to {invocation.output} "
+            f"(score {_score_text(report)})"
+        )
+    return _gates(invocation, report, say)
+
+
+def _score_text(report: ConformanceReport) -> str:
+    if report.overall is None:
+        return "not measured"
+    return f"{report.overall}/100, grade {report.grade}"
+
+
+def _gates(
+    invocation: AuditInvocation, report: ConformanceReport, say: Callable[[str], None]
+) -> int:
+    code = EXIT_OK
+    if invocation.fail_under is not None and (
+        report.overall is None or report.overall < invocation.fail_under
+    ):
+        say(f"mcprobe: score {_score_text(report)} is below --fail-under {invocation.fail_under:g}")
+        code = EXIT_SCORE
+    if invocation.fail_on_critical and report.critical:
+        say(f"mcprobe: {len(report.critical)} critical behavioural issue(s):")
+        for line in report.critical:
+            say(f"  - {' '.join(line.split())}")
+        code = EXIT_CRITICAL
+    return code
+
+
+def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
+    """Run the command line ``argv`` (without the program name); return the exit code."""
+    args = list(argv)
+    try:
+        if not args or args[0] == "serve":
+            if args[1:]:
+                raise UsageError("serve takes no arguments")
+            from mcprobe.server import main as serve
+
+            serve()
+            return EXIT_OK
+        if args[0] in ("--version", "-V"):
+            stdout.write(f"mcprobe {__version__}\n")
+            return EXIT_OK
+        if args[0] in ("-h", "--help", "help"):
+            stdout.write(_USAGE)
+            return EXIT_OK
+        if args[0] != "audit":
+            raise UsageError(f"unknown command {args[0]!r} (expected audit or serve)")
+        return _run_audit(args[1:], stdout, stderr)
+    except UsageError as exc:
+        stderr.write(f"mcprobe: usage error: {_encodable(str(exc))} (see mcprobe --help)\n")
+        return EXIT_USAGE
+    except _Exit as exc:
+        return exc.code
+
+
+def main() -> None:
+    sys.exit(run(sys.argv[1:], sys.stdout, sys.stderr))
