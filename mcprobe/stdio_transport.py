@@ -1,0 +1,332 @@
+"""A thin stdio transport that keeps hold of the target process.
+
+The SDK's ``stdio_client`` hides the process, reads lines without a size bound, and takes about
+4 s to close a target that ignores EOF and SIGTERM. mcprobe needs the pid (to watch the process
+and kill its whole group), a bounded stderr tail, a bounded line length, garbage lines reported
+rather than logged, and a faster close. So this module spawns the target itself with
+``anyio.open_process`` in a new session (its own process group) and bridges its pipes to the
+``SessionMessage`` streams the SDK's ``JSONRPCDispatcher`` reads and writes.
+
+Close sequence (worst case about 2 s): close stdin, wait ``EOF_GRACE``; SIGTERM to the group,
+wait ``TERM_GRACE``; SIGKILL to the group. Whatever is still in the group after the leader is
+gone (grandchildren that stayed in the group) gets SIGKILL too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass, field
+from subprocess import PIPE
+from typing import Any
+
+import anyio
+import anyio.abc
+import mcp_types as types
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.client.stdio import get_default_environment
+from mcp.shared.message import SessionMessage
+from mcp_types import RequestId
+
+from mcprobe.errors import ConnectFailed
+from mcprobe.target_spec import scrub
+from mcprobe.wire_events import InvalidReply, OversizeReply, StdoutNoise
+
+__all__ = [
+    "DEFAULT_MAX_MESSAGE_BYTES",
+    "DEFAULT_STDERR_TAIL_BYTES",
+    "StdioProcess",
+    "open_stdio",
+]
+
+DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+DEFAULT_STDERR_TAIL_BYTES = 8 * 1024
+
+EOF_GRACE = 0.5
+"""Time for a target to exit on its own once its stdin is closed (the polite way)."""
+TERM_GRACE = 1.0
+"""Time between SIGTERM and SIGKILL to the process group."""
+KILL_REAP = 0.5
+"""Time for the event loop to observe a SIGKILLed leader."""
+EXIT_DRAIN = 0.3
+"""After the leader exits, how long stdout may stay open (held by a grandchild) before we stop
+reading and report the stream closed."""
+_POLL = 0.02
+_CHUNK = 64 * 1024
+_PREFIX = 4096
+_ID_RE = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.){0,200}")')
+
+
+@dataclass
+class StdioProcess:
+    """The live target process as the rest of mcprobe sees it."""
+
+    process: anyio.abc.Process
+    command: str
+    secrets: tuple[str, ...]
+    stderr_limit: int
+    _stderr: bytearray = field(default_factory=bytearray)
+    stream_closed: bool = False
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.returncode
+
+    @property
+    def alive(self) -> bool:
+        return self.process.returncode is None and not self.stream_closed
+
+    def stderr_tail(self) -> str:
+        text = bytes(self._stderr).decode("utf-8", errors="replace")
+        return scrub(text, self.secrets)
+
+    def _append_stderr(self, chunk: bytes) -> None:
+        self._stderr += chunk
+        excess = len(self._stderr) - self.stderr_limit
+        if excess > 0:
+            del self._stderr[:excess]
+
+    async def wait_exit(self, seconds: float) -> bool:
+        """Whether the process exited within ``seconds``. Polls: ``wait()`` would also wait for
+        pipe EOF, which a grandchild holding the pipe can delay forever."""
+        with anyio.move_on_after(seconds):
+            while self.process.returncode is None:  # noqa: ASYNC110 (no exit event to await)
+                await anyio.sleep(_POLL)
+        return self.process.returncode is not None
+
+
+def _signal_group(pgid: int, sig: int) -> bool:
+    """Send ``sig`` to the process group; False when the group no longer exists."""
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return False
+    return True
+
+
+def _parse_line(line: bytes) -> list[SessionMessage | Exception]:
+    """One stdout line → what the dispatcher should see (a message, or a wire event followed by a
+    placeholder reply that wakes the waiting request)."""
+    try:
+        return [SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))]
+    except ValueError:
+        pass
+    try:
+        decoded: Any = json.loads(line)
+    except ValueError:
+        text = line[:200].decode("utf-8", errors="replace")
+        return [StdoutNoise(text)]
+    if isinstance(decoded, dict) and ("result" in decoded or "error" in decoded):
+        rid = decoded.get("id")
+        if isinstance(rid, int | str) and not isinstance(rid, bool):
+            reason = "reply is not valid JSON-RPC 2.0 (" + _reply_problem(decoded) + ")"
+            return [InvalidReply(rid, reason), _placeholder(rid)]
+    text = line[:200].decode("utf-8", errors="replace")
+    return [StdoutNoise(text)]
+
+
+def _reply_problem(decoded: dict[str, Any]) -> str:
+    if decoded.get("jsonrpc") != "2.0":
+        return '"jsonrpc" is not "2.0"'
+    if "result" in decoded and "error" in decoded:
+        return "both result and error"
+    if "result" in decoded and not isinstance(decoded["result"], dict):
+        return f"result is a JSON {type(decoded['result']).__name__}, not an object"
+    return "malformed error object"
+
+
+def _placeholder(rid: RequestId) -> SessionMessage:
+    return SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id=rid, result={}))
+
+
+def _oversize_events(prefix: bytes, size: int, limit: int) -> list[SessionMessage | Exception]:
+    match = _ID_RE.search(prefix)
+    rid: RequestId | None = None
+    if match is not None:
+        with suppress(ValueError):
+            value = json.loads(match.group(1))
+            if isinstance(value, int | str):
+                rid = value
+    events: list[SessionMessage | Exception] = [OversizeReply(rid, size, limit)]
+    if rid is not None:
+        events.append(_placeholder(rid))
+    return events
+
+
+class _LineSplitter:
+    """Splits a byte stream into lines without ever holding more than ``limit`` bytes of one."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.buf = bytearray()
+        self.discarding = False
+        self.discard_prefix = b""
+        self.discard_size = 0
+
+    def feed(self, chunk: bytes) -> list[SessionMessage | Exception]:
+        out: list[SessionMessage | Exception] = []
+        if self.discarding:
+            idx = chunk.find(b"\n")
+            if idx < 0:
+                self.discard_size += len(chunk)
+                return out
+            self.discard_size += idx
+            out.extend(_oversize_events(self.discard_prefix, self.discard_size, self.limit))
+            self.discarding = False
+            chunk = chunk[idx + 1 :]
+        scan_from = len(self.buf)
+        self.buf += chunk
+        while (idx := self.buf.find(b"\n", scan_from)) >= 0:
+            line = bytes(self.buf[:idx]).strip()
+            del self.buf[: idx + 1]
+            scan_from = 0
+            if len(line) > self.limit:
+                out.extend(_oversize_events(line[:_PREFIX], len(line), self.limit))
+            elif line:
+                out.extend(_parse_line(line))
+        if len(self.buf) > self.limit:
+            self.discarding = True
+            self.discard_prefix = bytes(self.buf[:_PREFIX])
+            self.discard_size = len(self.buf)
+            self.buf.clear()
+        return out
+
+    def finish(self) -> list[SessionMessage | Exception]:
+        """End of stream: a last unterminated line still counts."""
+        if self.discarding:
+            self.discarding = False
+            return _oversize_events(self.discard_prefix, self.discard_size, self.limit)
+        line = bytes(self.buf).strip()
+        self.buf.clear()
+        return _parse_line(line) if line else []
+
+
+def _start_error(command: str, exc: OSError) -> ConnectFailed:
+    reason = exc.strerror or str(exc)
+    return ConnectFailed(f"could not start `{command}`: {reason}")
+
+
+@asynccontextmanager
+async def open_stdio(
+    command: str,
+    args: tuple[str, ...],
+    *,
+    env: dict[str, str],
+    cwd: str | None,
+    secrets: tuple[str, ...],
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    stderr_tail_bytes: int = DEFAULT_STDERR_TAIL_BYTES,
+) -> AsyncIterator[
+    tuple[
+        StdioProcess,
+        MemoryObjectReceiveStream[SessionMessage | Exception],
+        MemoryObjectSendStream[SessionMessage],
+    ]
+]:
+    """Spawn the target in its own process group and bridge its pipes to message streams.
+
+    Raises ``ConnectFailed`` when the process cannot be started. On exit the whole process group
+    is stopped (see the module docstring), even when the caller is being cancelled.
+    """
+    if cwd is not None and not await anyio.Path(cwd).is_dir():
+        raise ConnectFailed(f"could not start `{command}`: working directory {cwd!r} not found")
+    try:
+        process = await anyio.open_process(
+            [command, *args],
+            stdin=PIPE,
+            stdout=PIPE,
+            stderr=PIPE,
+            env=get_default_environment() | env,
+            cwd=cwd,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise _start_error(command, exc) from None
+    target = StdioProcess(process, command, secrets, stderr_tail_bytes)
+    pgid = process.pid  # start_new_session: the leader's pid is the group id
+    read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](16)
+    write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](16)
+    reader_scope = anyio.CancelScope()
+
+    async def read_stdout() -> None:
+        assert process.stdout is not None
+        splitter = _LineSplitter(max_message_bytes)
+        try:
+            with reader_scope:
+                try:
+                    while True:
+                        chunk = await process.stdout.receive(_CHUNK)
+                        for item in splitter.feed(chunk):
+                            await read_send.send(item)
+                except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    pass
+                for item in splitter.finish():
+                    await read_send.send(item)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+        finally:
+            target.stream_closed = True
+            read_send.close()
+
+    async def drain_stderr() -> None:
+        assert process.stderr is not None
+        with suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            while True:
+                target._append_stderr(await process.stderr.receive(_CHUNK))
+
+    async def write_stdin() -> None:
+        assert process.stdin is not None
+        try:
+            async with write_recv:
+                async for message in write_recv:
+                    data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    await process.stdin.send(data.encode("utf-8") + b"\n")
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            # The target stopped reading: make pending requests fail now, not at their timeout.
+            reader_scope.cancel()
+
+    async def watch_exit() -> None:
+        while process.returncode is None:  # noqa: ASYNC110 (no exit event to await)
+            await anyio.sleep(_POLL)
+        # A grandchild may hold stdout open after the leader died: give the reader a moment to
+        # deliver what the leader wrote, then report the stream closed.
+        await anyio.sleep(EXIT_DRAIN)
+        reader_scope.cancel()
+
+    async def stop() -> None:
+        write_send.close()
+        if process.stdin is not None:
+            with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                await process.stdin.aclose()
+        if not await target.wait_exit(EOF_GRACE):
+            _signal_group(pgid, signal.SIGTERM)
+            if not await target.wait_exit(TERM_GRACE):
+                _signal_group(pgid, signal.SIGKILL)
+                await target.wait_exit(KILL_REAP)
+        # Members that outlived the leader (or were left by a leader that exited on its own).
+        _signal_group(pgid, signal.SIGKILL)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(read_stdout)
+        tg.start_soon(drain_stderr)
+        tg.start_soon(write_stdin)
+        tg.start_soon(watch_exit)
+        try:
+            yield target, read_recv, write_send
+        finally:
+            with anyio.CancelScope(shield=True):
+                await stop()
+                tg.cancel_scope.cancel()
+    with anyio.CancelScope(shield=True), anyio.move_on_after(KILL_REAP):
+        await process.aclose()
+    read_recv.close()

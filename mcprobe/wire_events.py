@@ -1,0 +1,45 @@
+"""What a transport observed on the wire that is not a well-formed JSON-RPC message.
+
+Transports put these on their read stream (as the ``Exception`` items the SDK's stream contract
+allows); ``raw_session.RawSession`` turns them into session findings and, for replies, into the
+outcome of the call that was waiting. A reply-shaped event is followed on the stream by a
+placeholder response for the same id, so the waiting request wakes at once instead of timing out.
+"""
+
+from __future__ import annotations
+
+from mcp_types import RequestId
+
+__all__ = ["InvalidReply", "OversizeReply", "StdoutNoise", "WireEvent"]
+
+
+class WireEvent(Exception):
+    """Base of every wire observation a transport reports instead of a message."""
+
+
+class StdoutNoise(WireEvent):
+    """A line on stdout that is not JSON-RPC at all (a log line, a banner, binary junk)."""
+
+    def __init__(self, excerpt: str) -> None:
+        super().__init__(excerpt)
+        self.excerpt = excerpt
+
+
+class InvalidReply(WireEvent):
+    """A reply to one of our requests (it names our id) that is not valid JSON-RPC."""
+
+    def __init__(self, request_id: RequestId, reason: str) -> None:
+        super().__init__(reason)
+        self.request_id = request_id
+        self.reason = reason
+
+
+class OversizeReply(WireEvent):
+    """A message larger than the response-size cap; dropped unread. ``request_id`` is the id it
+    appears to answer (read from its first bytes), or None when none could be found."""
+
+    def __init__(self, request_id: RequestId | None, size: int, limit: int) -> None:
+        super().__init__(f"message of {size} bytes exceeds the {limit}-byte cap")
+        self.request_id = request_id
+        self.size = size
+        self.limit = limit

@@ -1,0 +1,7 @@
+"""Small target servers the tests spawn (see ``rawserver.py`` and ``sdk_server.py``)."""
+
+from pathlib import Path
+
+TARGETS_DIR = Path(__file__).resolve().parent
+RAWSERVER = TARGETS_DIR / "rawserver.py"
+SDK_SERVER = TARGETS_DIR / "sdk_server.py"
