@@ -157,7 +157,8 @@ async def _run_case(
         return _not_run(case, tool, "not run: the overall audit deadline was reached")
 
     raw = await _call(target, case.tool, case.arguments, call_timeout, deadline)
-    if raw is None:
+    if raw is None or (raw.kind in (RawKind.TIMEOUT, RawKind.NOT_RUN) and _past(deadline)):
+        # The audit's clock ran out, not the tool's: never blame it with a timeout.
         state.deadline_hit = True
         return _not_run(case, tool, "not run: cut short by the overall audit deadline")
     result = classify_call(case, raw, tool)
