@@ -165,7 +165,7 @@ def test_missing_blank_or_non_string_description_is_an_error_at_the_description(
 
 def test_a_description_under_twelve_characters_is_thin_but_twelve_is_enough() -> None:
     found = lint(
-        sound_tool("short", description="  Divides.  "), sound_tool("ok", description="x" * 12)
+        sound_tool("short", description="  Divides a b  "), sound_tool("ok", description="x" * 12)
     )
     assert [(f.code, f.location.tool) for f in found] == [("tool.thin_description", "short")]
     assert found[0].severity is Severity.WARNING
