@@ -1,0 +1,380 @@
+"""``mcprobe`` CLI: ``run(argv, stdout, stderr) -> int`` driven with string buffers.
+
+Usage errors are checked without any process; the exit-code paths run real stdio targets
+(``tests/targets/cli_target.py``: a raw JSON-RPC server that starts in milliseconds, and the demo
+target) and a real Streamable HTTP demo target on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mcprobe import __version__
+from mcprobe.cli import (
+    EXIT_CONNECT,
+    EXIT_CRITICAL,
+    EXIT_OK,
+    EXIT_SCORE,
+    EXIT_USAGE,
+    UsageError,
+    parse_audit,
+    run,
+)
+
+PY = sys.executable
+CLI_TARGET = str(Path(__file__).parent / "targets" / "cli_target.py")
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = run(list(argv), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+# --------------------------------------------------------------------------- usage (exit 1)
+
+
+@pytest.mark.parametrize(
+    ("argv", "reason"),
+    [
+        (["audit", "--frobnicate", "http://127.0.0.1:1/mcp"], "unrecognized arguments"),
+        (["audit", "--timeout", "soon", "http://127.0.0.1:1/mcp"], "--timeout"),
+        (["audit", "--timeout", "-3", "http://127.0.0.1:1/mcp"], "positive"),
+        (["audit", "--timeout", "nan", "http://127.0.0.1:1/mcp"], "positive"),
+        (["audit", "--env", "NOEQUALS", "--", PY, CLI_TARGET], "NAME=VALUE"),
+        (["audit", "http://127.0.0.1:1/mcp", "--", PY, CLI_TARGET], "exactly one target"),
+        (["audit", "--stdio", "python x.py", "--", PY], "exactly one target"),
+        (["audit"], "exactly one target"),
+        (["audit", "--"], "nothing after --"),
+        (["audit", "--stdio", "python 'unbalanced"], "--stdio"),
+        (["audit", "server.py"], "not an http(s) URL"),
+        (["audit", "--max-tools", "0", "http://127.0.0.1:1/mcp"], "--max-tools"),
+        (["audit", "--fail-under", "101", "http://127.0.0.1:1/mcp"], "0 to 100"),
+        (["audit", "--format", "html", "http://127.0.0.1:1/mcp"], "invalid choice"),
+        (["audit", "--json", "--format", "sarif", "http://127.0.0.1:1/mcp"], "contradicts"),
+        (["audit", "--fail-on-critical", "http://127.0.0.1:1/mcp"], "needs --fuzz"),
+        (["audit", "--bearer", "tok", "--", PY, CLI_TARGET], "URL targets"),
+        (["audit", "--env", "A=1", "http://127.0.0.1:1/mcp"], "stdio commands"),
+        (["audit", "--header", "no colon", "http://127.0.0.1:1/mcp"], "Name: Value"),
+        (["audit", "--cwd", "/no/such/dir", "--", PY, CLI_TARGET], "not a directory"),
+        (["audit", "--output", "/no/such/dir/r.md", "--", PY, CLI_TARGET], "does not exist"),
+        (["audit", "--time", "3", "http://127.0.0.1:1/mcp"], "unrecognized"),  # no abbreviations
+        (["frobnicate"], "unknown command"),
+        (["serve", "extra"], "no arguments"),
+    ],
+)
+def test_usage_errors_exit_1_with_a_one_line_reason(argv: list[str], reason: str) -> None:
+    code, out, err = _run(*argv)
+    assert code == EXIT_USAGE
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert err.startswith("mcprobe: usage error: ")
+    assert reason in err
+
+
+def test_a_bad_header_value_is_never_echoed() -> None:
+    code, _, err = _run("audit", "--header", "Bad Name: s3cret-value", "http://127.0.0.1:1/mcp")
+    assert code == EXIT_USAGE
+    assert "s3cret-value" not in err
+
+
+def test_version_and_help_go_to_stdout_and_exit_0() -> None:
+    assert _run("--version") == (EXIT_OK, f"mcprobe {__version__}\n", "")
+    code, out, err = _run("--help")
+    assert code == EXIT_OK and "mcprobe audit [options] URL" in out and err == ""
+    code, out, err = _run("audit", "--help")
+    assert code == EXIT_OK and "--fail-on-critical" in out and err == ""
+
+
+def test_dash_dash_passes_the_command_argv_exactly() -> None:
+    argv = ["--fuzz", "--", "my server", "--fuzz", "a b", "--", "-x"]
+    invocation = parse_audit(argv, io.StringIO())
+    assert invocation.spec.transport == "stdio"
+    assert invocation.spec.command == "my server"
+    assert invocation.spec.args == ("--fuzz", "a b", "--", "-x")
+    assert invocation.fuzz
+
+
+def test_stdio_string_is_split_with_shell_quoting() -> None:
+    invocation = parse_audit(["--stdio", "python -m 'my pkg' --flag=\"a b\""], io.StringIO())
+    assert invocation.spec.command == "python"
+    assert invocation.spec.args == ("-m", "my pkg", "--flag=a b")
+
+
+def test_url_target_collects_headers_bearer_and_timeouts() -> None:
+    invocation = parse_audit(
+        [
+            "--header",
+            "X-Api-Key: k1",
+            "--header",
+            "X-Other:  v2 ",
+            "--bearer",
+            "tok",
+            "--timeout",
+            "2.5",
+            "--connect-timeout",
+            "4",
+            "https://example.test/mcp",
+        ],
+        io.StringIO(),
+    )
+    spec = invocation.spec
+    assert spec.transport == "http" and spec.url == "https://example.test/mcp"
+    assert spec.headers == {"X-Api-Key": "k1", "X-Other": "v2"}
+    assert spec.bearer == "tok"
+    assert (spec.call_timeout, spec.connect_timeout) == (2.5, 4.0)
+
+
+def test_bearer_comes_from_the_environment_when_not_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("MCPROBE_TARGET_TOKEN", "from-env")
+    assert parse_audit(["http://h.test/mcp"], io.StringIO()).spec.bearer == "from-env"
+    assert parse_audit(["--bearer", "x", "http://h.test/mcp"], io.StringIO()).spec.bearer == "x"
+    # a stdio target ignores the variable rather than failing
+    assert parse_audit(["--", "cmd"], io.StringIO()).spec.bearer is None
+
+
+def test_fuzz_destructive_implies_fuzz_and_tools_are_split() -> None:
+    invocation = parse_audit(
+        ["--fuzz-destructive", "--tools", "a, b,", "--max-tools", "3", "--", "cmd"], io.StringIO()
+    )
+    assert invocation.fuzz and invocation.fuzz_destructive
+    assert invocation.tools == ("a", "b")
+    assert invocation.max_tools == 3
+
+
+def test_parse_audit_raises_usage_error_for_library_callers() -> None:
+    with pytest.raises(UsageError, match="exactly one target"):
+        parse_audit([], io.StringIO())
+
+
+# --------------------------------------------------------------------------- real targets
+
+
+def _target(*options: str) -> list[str]:
+    return ["--", PY, CLI_TARGET, *options]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie still answers kill(0); it is dead for our purposes.
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+class _TtyBuffer(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.slow
+def test_a_missing_command_exits_2_with_a_clear_message() -> None:
+    code, out, err = _run("audit", "--", "/no/such/mcp-server-binary", "--flag")
+    assert code == EXIT_CONNECT
+    assert out == ""
+    assert err.startswith("mcprobe: could not connect to /no/such/mcp-server-binary --flag: ")
+    assert "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_a_target_that_dies_at_start_exits_2_quoting_its_stderr_without_secrets() -> None:
+    code, _, err = _run(
+        "audit", "--env", "CLI_TARGET_SECRET=hunter2-secret", *_target("--fail-start", "no DB")
+    )
+    assert code == EXIT_CONNECT
+    assert "no DB" in err
+    assert "hunter2-secret" not in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_a_target_that_never_answers_initialize_exits_2_within_the_timeout_leaving_no_process(
+    tmp_path: Path,
+) -> None:
+    pids_file = tmp_path / "pids"
+    started = time.monotonic()
+    code, _, err = _run(
+        "audit",
+        "--connect-timeout",
+        "1",
+        *_target("--hang-initialize", "--spawn-child", str(pids_file)),
+    )
+    elapsed = time.monotonic() - started
+    assert code == EXIT_CONNECT
+    assert "could not connect" in err
+    assert elapsed < 1 + 4.0, elapsed  # connect timeout + the kill sequence (about 2 s worst case)
+    leader, child = (int(pid) for pid in pids_file.read_text().split())
+    deadline = time.monotonic() + 2
+    while (_alive(leader) or _alive(child)) and time.monotonic() < deadline:
+        time.sleep(0.05)  # reaping is asynchronous to our return; bounded poll, not a fixed wait
+    assert not _alive(leader) and not _alive(child)
+
+
+@pytest.mark.slow
+def test_a_clean_target_passes_every_gate_with_exit_0() -> None:
+    code, out, err = _run(
+        "audit", "--fuzz", "--fail-on-critical", "--fail-under", "50", *_target("--clean")
+    )
+    assert code == EXIT_OK, err
+    assert out.startswith("# mcprobe conformance report")
+    assert err == ""
+
+
+@pytest.mark.slow
+def test_a_score_below_fail_under_exits_3() -> None:
+    code, out, err = _run("audit", "--fail-under", "100", *_target("--clean"))
+    assert code == EXIT_SCORE
+    assert out.startswith("# mcprobe conformance report")  # the report is still printed
+    assert "below --fail-under 100" in err
+
+
+@pytest.mark.slow
+def test_a_critical_issue_with_fail_on_critical_exits_4_and_wins_over_the_score_gate() -> None:
+    code, _, err = _run("audit", "--fuzz", "--fail-on-critical", "--fail-under", "100", *_target())
+    assert code == EXIT_CRITICAL
+    assert "critical behavioural issue" in err
+    assert "below --fail-under" in err  # both reasons are given
+    code, _, _ = _run("audit", "--fuzz", *_target())
+    assert code == EXIT_OK  # the same findings without the gate
+
+
+@pytest.mark.slow
+def test_env_and_cwd_reach_the_target_and_the_env_value_never_the_report(tmp_path: Path) -> None:
+    code, out, err = _run(
+        "audit",
+        "--fuzz",
+        "--json",
+        "--env",
+        "CLI_TARGET_SECRET=hunter2-secret",
+        "--cwd",
+        str(tmp_path),
+        *_target("--clean"),
+    )
+    assert code == EXIT_OK, err
+    report = json.loads(out)
+    valid = next(r for r in report["fuzz"] if r["name"] == "whereami" and r["case"] == "valid")
+    assert f"cwd={tmp_path}" in valid["message"]
+    assert "reversed-secret=terces-2retnuh" in valid["message"]
+    assert "hunter2-secret" not in out
+    assert report["target"]["envNames"] == ["CLI_TARGET_SECRET"]
+    assert report["target"]["cwd"] == str(tmp_path)
+
+
+@pytest.mark.slow
+def test_stdio_string_target_runs_like_dash_dash() -> None:
+    command = shlex.join([PY, CLI_TARGET, "--clean"])
+    code, out, _ = _run("audit", "--json", "--stdio", command)
+    assert code == EXIT_OK
+    report = json.loads(out)
+    assert report["server"]["name"] == "cli-target"
+    assert report["target"]["args"] == [CLI_TARGET, "--clean"]
+
+
+@pytest.mark.slow
+def test_output_file_receives_the_report_and_stdout_stays_empty(tmp_path: Path) -> None:
+    path = tmp_path / "report.sarif"
+    code, out, err = _run("audit", "--fuzz", "--format", "sarif", "--output", str(path), *_target())
+    assert code == EXIT_OK
+    assert out == ""
+    assert f"report written to {path}" in err
+    log = json.loads(path.read_text(encoding="utf-8"))
+    assert log["version"] == "2.1.0"
+    assert any(r["ruleId"] == "behavior.silently_accepted" for r in log["runs"][0]["results"])
+
+
+@pytest.mark.slow
+def test_junit_format_parses_as_xml() -> None:
+    code, out, _ = _run("audit", "--fuzz", "--format", "junit", *_target())
+    assert code == EXIT_OK
+    suite = ET.fromstring(out.encode()).find("testsuite")
+    assert suite is not None and int(suite.get("failures", "0")) >= 1
+
+
+@pytest.mark.slow
+def test_progress_goes_to_a_terminal_stderr_only() -> None:
+    out, tty = io.StringIO(), _TtyBuffer()
+    assert run(["audit", "--fuzz", *_target("--clean")], out, tty) == EXIT_OK
+    assert "mcprobe: fuzzing " in tty.getvalue()
+    plain = io.StringIO()
+    assert run(["audit", "--fuzz", *_target("--clean")], io.StringIO(), plain) == EXIT_OK
+    assert plain.getvalue() == ""
+
+
+# --------------------------------------------------------------------------- HTTP with secrets
+
+
+@pytest.fixture
+def http_demo_target() -> Iterator[str]:
+    env = {**os.environ, "DEMO_TOKEN": "tok-very-secret-123"}
+    proc = subprocess.Popen(
+        [PY, "-m", "demo_target", "--http", "0", "--bearer-token-env", "DEMO_TOKEN"],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()  # "READY <url>" once it listens (bounded by the timeout)
+        match = re.match(r"READY (\S+)", line)
+        assert match, line
+        yield match.group(1)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=5)
+
+
+@pytest.mark.slow
+def test_bearer_and_headers_work_over_http_and_never_appear_in_any_format(
+    http_demo_target: str,
+) -> None:
+    secrets = ("tok-very-secret-123", "hdr-secret-456")
+    for fmt in ("md", "json", "sarif", "junit"):
+        code, out, err = _run(
+            "audit",
+            "--format",
+            fmt,
+            "--bearer",
+            secrets[0],
+            "--header",
+            f"X-Custom: {secrets[1]}",
+            http_demo_target,
+        )
+        assert code == EXIT_OK, err
+        assert out
+        for secret in secrets:
+            assert secret not in out and secret not in err
+    report = json.loads(_run("audit", "--json", "--bearer", secrets[0], http_demo_target)[1])
+    assert report["target"]["bearer"] is True
+    assert report["server"]["name"] == "demo-target"
+
+
+@pytest.mark.slow
+def test_a_wrong_bearer_exits_2_without_echoing_it(http_demo_target: str) -> None:
+    code, out, err = _run("audit", "--bearer", "wrong-token-789", http_demo_target)
+    assert code == EXIT_CONNECT
+    assert out == ""
+    assert "wrong-token-789" not in err
