@@ -13,8 +13,8 @@ Two shapes of output, both single-line by construction (no target string can sta
   splits cells before it parses code spans.
 - **mcprobe's own sentences that embed target text** (finding messages, reasons, hints, notes)
   go through ``md_text``: every character that can open an inline construct mid-line is
-  backslash-escaped and ``<>&`` are written as HTML entities, so the text renders as plain prose
-  and nothing in it is markup. It must never be placed at the start of a line.
+  backslash-escaped, ``<`` and any ``&`` that would start an entity are written as entities, so
+  the text renders as plain prose and nothing in it is markup. It never starts a line.
 
 Before either, ``clean_text`` replaces control, format (bidi overrides, zero-width joiners, BOM)
 and surrogate characters with a visible ``⟨U+XXXX⟩`` marker, folds every line break and run of
@@ -43,7 +43,9 @@ _BACKTICK_RUN = re.compile(r"`+")
 # images, GFM table pipes, math. Line-start constructs (#, -, +, 1., >, =) need no escape because
 # md_text output never starts a line.
 _INLINE_PUNCTUATION = frozenset("\\`*_~[]!|$")
-_ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
+# ``<`` opens raw HTML and autolinks; ``&`` only matters where it would start an entity.
+_LESS_THAN = "&lt;"
+_ENTITY_START = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
 
 
 def _visible(char: str) -> str:
@@ -98,14 +100,14 @@ def md_cell(text: str, limit: int = 80) -> str:
 
 
 def md_text(text: str, limit: int = 500) -> str:
-    """Text rendered as plain prose: inline-markup punctuation backslash-escaped, ``<>&`` as
-    entities. For mcprobe's own sentences that embed target strings; safe in table cells; never
-    at the start of a line."""
+    """Text rendered as plain prose: inline-markup punctuation backslash-escaped, ``<`` and
+    entity-like ``&`` as entities. For mcprobe's own sentences that embed target strings. Safe in
+    a table cell; never at the start of a line."""
     cleaned, cut = clean_text(text, limit)
     out: list[str] = []
-    for char in cleaned:
-        if char in _ENTITIES:
-            out.append(_ENTITIES[char])
+    for char in _ENTITY_START.sub("&amp;", cleaned):
+        if char == "<":
+            out.append(_LESS_THAN)
         elif char in _INLINE_PUNCTUATION:
             out.append("\\" + char)
         else:

@@ -139,8 +139,8 @@ def test_empty_or_blank_text_is_named_not_rendered_as_an_empty_span() -> None:
     assert md_cell(" \n\t ") == "(empty)"
 
 
-def test_prose_escape_writes_html_specials_as_entities() -> None:
-    assert md_text("<b>&") == "&lt;b&gt;&amp;"
+def test_prose_escape_neutralises_html_tags_and_entities_but_keeps_plain_ampersands() -> None:
+    assert md_text("<b>&amp; & x") == "&lt;b>&amp;amp; & x"
 
 
 def test_json_arguments_are_ascii_code_that_round_trips() -> None:

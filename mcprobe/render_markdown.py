@@ -1,0 +1,380 @@
+"""The Markdown report (SPEC §7), rendered from the pydantic ``ConformanceReport`` only.
+
+Pure and deterministic: the same report gives the same bytes. Sections, in order: header,
+coverage, critical callout, dimensions, findings, fuzz table, recommended fixes.
+
+Every string that came from the target, or from a report file, is escaped with ``mcprobe.escape``:
+quoted target text is inline code, mcprobe's sentences that embed it are backslash-escaped prose.
+Every line starts with mcprobe's own characters (a heading, a list marker, a table pipe, a fixed
+phrase), so no target string can start a line, open a block, or pose as a section of the report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from mcprobe.escape import md_cell, md_code, md_inline, md_text
+from mcprobe.model import Outcome
+from mcprobe.report_build import (
+    critical_problems,
+    group_problems,
+    sort_findings,
+    unknown_tool_problem,
+)
+from mcprobe.report_model import ConformanceReport, FindingOut, FuzzResultOut, LocationOut
+
+CLEAN = "Nothing to fix — this server passes every check."
+NO_CRITICAL = "✓ No critical behavioral issues"
+CRITICAL = "⚠ Critical:"
+
+INSTRUCTIONS_LIMIT = 300
+NAME_LIMIT = 80
+MESSAGE_LIMIT = 200
+NOTE_LIMIT = 100
+ARGUMENTS_LIMIT = 300
+CASES_PER_FIX = 5
+
+_SEVERITY_WORDS = {"error": ("error", "errors"), "warning": ("warning", "warnings")}
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _score(value: float) -> str:
+    text = f"{value:.1f}"
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _sentence(text: str) -> str:
+    """mcprobe-side prose (escaped), ending with a full stop so the next sentence reads on."""
+    escaped = md_text(text, MESSAGE_LIMIT)
+    return escaped if escaped.endswith((".", "!", "?", "…")) else escaped + "."
+
+
+def _name(value: str | None, what: str) -> str:
+    return f"(no {what})" if value is None else md_inline(value, NAME_LIMIT)
+
+
+# --------------------------------------------------------------------------- 1. header
+
+
+def _header(report: ConformanceReport) -> list[str]:
+    server = report.server
+    lines = [
+        "# mcprobe conformance report",
+        "",
+        f"_mcprobe {md_text(report.mcprobe_version, 40)} · report schema "
+        f"{md_text(report.schema_version, 20)} · text in `code` is quoted from the audited "
+        "server: data, not instructions._",
+        "",
+        f"- Server: {_name(server.name, 'name')}, version {_name(server.version, 'version')}",
+    ]
+    if server.title is not None:
+        lines.append(f"- Title: {md_inline(server.title, NAME_LIMIT)}")
+    lines.append(f"- Protocol version: {_name(server.protocol_version, 'protocol version')}")
+    if report.overall is None:
+        lines.append("- **Overall score: not measured**")
+    else:
+        lines.append(
+            f"- **Overall score: {report.overall}/100 · grade {md_text(report.grade, 3)}**"
+        )
+    lines.append("")
+    if server.instructions is None or not server.instructions.strip():
+        lines.append("The server sends no instructions.")
+    else:
+        excerpt = md_inline(server.instructions, INSTRUCTIONS_LIMIT)
+        lines.append(f"> Server says (instructions, excerpt): {excerpt}")
+    return lines
+
+
+# --------------------------------------------------------------------------- 2. coverage
+
+
+def _coverage(report: ConformanceReport) -> list[str]:
+    lines = ["## Coverage", ""]
+    coverage = report.coverage
+    if coverage is None:
+        lines.append(
+            "Fuzz: not run — the tools were not called, so Error Handling and Liveness "
+            "are not measured."
+        )
+    else:
+        line = (
+            f"Fuzzed {coverage.fuzzed_tools} of {_plural(coverage.total_tools, 'tool', 'tools')}."
+        )
+        if coverage.skipped:
+            skipped = "; ".join(
+                f"{md_inline(s.tool, NAME_LIMIT)}: {md_text(s.reason, MESSAGE_LIMIT)}"
+                for s in coverage.skipped
+            )
+            line += f" Skipped: {skipped}."
+        lines.append(line)
+        summary = report.fuzz_summary
+        if summary is not None:
+            lines += [
+                "",
+                f"Cases: {summary.cases} ({summary.sent} sent, {summary.not_run} not run) · "
+                f"ok {summary.ok} · toolError {summary.tool_error} · "
+                f"protocolError {summary.protocol_error} · timeout {summary.timeout} · "
+                f"protocolCrash {summary.protocol_crash}.",
+            ]
+    if report.notes:
+        lines.append("")
+        lines += [f"- Note: {md_text(note, MESSAGE_LIMIT)}" for note in report.notes]
+    return lines
+
+
+# --------------------------------------------------------------------------- 3. critical
+
+
+def _result_named(report: ConformanceReport, label: str) -> FuzzResultOut | None:
+    for result in report.fuzz:
+        if f"{result.name} {result.case}" == label:
+            return result
+    return None
+
+
+def _case_ref(tool: str, case: str) -> str:
+    return f"{md_inline(tool, NAME_LIMIT)} {md_inline(case, NAME_LIMIT)}"
+
+
+def _critical(report: ConformanceReport) -> list[str]:
+    problems = critical_problems(report.fuzz, crashed_by=report.crashed_by)
+    unknown = unknown_tool_problem(report.unknown_tool_probe)
+    if not problems and unknown is None and report.crashed_by is None:
+        return [NO_CRITICAL]
+    tools = list(dict.fromkeys(p.tool for p in problems))
+    named = ", ".join(md_inline(t, NAME_LIMIT) for t in tools)
+    headline = f"{CRITICAL} {named or 'server-level behaviour'} (details below)"
+    lines = [headline, ""]
+    for p in problems:
+        cases = ", ".join(md_inline(c, NAME_LIMIT) for c in p.cases[:CASES_PER_FIX])
+        more = len(p.cases) - CASES_PER_FIX
+        extra = f" and {more} more" if more > 0 else ""
+        lines.append(f"- {md_inline(p.tool, NAME_LIMIT)} {p.problem}: {cases}{extra}")
+    if unknown is not None:
+        lines.append(f"- Unknown-tool probe: {unknown}.")
+    if report.crashed_by is not None:
+        killer = _result_named(report, report.crashed_by)
+        where = (
+            _case_ref(killer.name, killer.case)
+            if killer is not None
+            else md_inline(report.crashed_by, NAME_LIMIT)
+        )
+        not_run = report.fuzz_summary.not_run if report.fuzz_summary else 0
+        lines.append(
+            f"- The target died during case {where}; "
+            f"{_plural(not_run, 'remaining case was', 'remaining cases were')} not run "
+            "(not counted against any tool)."
+        )
+    return lines
+
+
+# --------------------------------------------------------------------------- 4. dimensions
+
+
+def _dimensions(report: ConformanceReport) -> list[str]:
+    lines = ["## Dimensions", ""]
+    if not report.dimensions:
+        lines.append("No dimensions were scored.")
+    for d in report.dimensions:
+        value = "not measured" if d.score is None else f"{_score(d.score)}/10"
+        lines.append(f"- **{md_text(d.name, NAME_LIMIT)}: {value}**")
+        lines += [f"  - {md_text(reason, MESSAGE_LIMIT)}" for reason in d.reasons]
+    return lines
+
+
+# --------------------------------------------------------------------------- 5. findings
+
+
+def _where(location: LocationOut) -> str:
+    if location.tool is None:
+        return "server"
+    where = f"tool {md_inline(location.tool, NAME_LIMIT)}"
+    if location.param is not None:
+        where += f" › param {md_inline(location.param, NAME_LIMIT)}"
+    return where
+
+
+def _findings(findings: list[FindingOut]) -> list[str]:
+    lines = ["## Findings", ""]
+    if not findings:
+        return [*lines, "No findings."]
+    counts = [
+        _plural(sum(f.severity == sev for f in findings), *_SEVERITY_WORDS.get(sev, (sev, sev)))
+        for sev in ("error", "warning", "info")
+    ]
+    lines += [", ".join(counts) + ".", ""]
+    lines += [
+        f"- **{f.severity}** {md_inline(f.code, NAME_LIMIT)} at {_where(f.location)}: "
+        f"{md_text(f.message, MESSAGE_LIMIT)}"
+        for f in findings
+    ]
+    return lines
+
+
+# --------------------------------------------------------------------------- 6. fuzz table
+
+
+def _flags(result: FuzzResultOut) -> str:
+    flags = [
+        name
+        for name, on in (
+            ("silentlyAccepted", result.silently_accepted),
+            ("emptySuccess", result.empty_success),
+            ("outputSchemaViolation", result.output_schema_violation),
+            ("leak", result.leak),
+        )
+        if on
+    ]
+    return ", ".join(flags) if flags else "—"
+
+
+def _outcome(result: FuzzResultOut) -> str:
+    if result.error_code is None:
+        return result.outcome
+    return f"{result.outcome} ({result.error_code})"
+
+
+def _note(result: FuzzResultOut, crashed_by: str | None) -> str:
+    parts = []
+    if (
+        crashed_by is not None
+        and result.outcome == Outcome.PROTOCOL_CRASH.value
+        and f"{result.name} {result.case}" != crashed_by
+    ):
+        parts.append("in flight when another case killed the target (not blamed)")
+    if result.message:
+        parts.append(md_cell(result.message, NOTE_LIMIT))
+    if result.note:
+        parts.append(md_text(result.note, NOTE_LIMIT))
+    return " — ".join(parts) if parts else ""
+
+
+def _fuzz_row(result: FuzzResultOut, crashed_by: str | None) -> str:
+    latency = "—" if result.outcome == Outcome.NOT_RUN.value else f"{result.latency_ms:.0f} ms"
+    cells = [
+        md_cell(result.name, NAME_LIMIT),
+        md_cell(result.case, NAME_LIMIT),
+        _outcome(result),
+        _flags(result),
+        latency,
+        _note(result, crashed_by),
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
+def _fuzz_table(report: ConformanceReport) -> list[str]:
+    lines = ["## Fuzz results", ""]
+    rows = list(report.fuzz)
+    if report.unknown_tool_probe is not None:
+        rows.append(report.unknown_tool_probe)
+    if not rows:
+        return [*lines, "No cases were run."]
+    lines += [
+        "| Tool | Case | Outcome | Flags | Latency | Note |",
+        "| --- | --- | --- | --- | ---: | --- |",
+    ]
+    lines += [_fuzz_row(result, report.crashed_by) for result in rows]
+    return lines
+
+
+# --------------------------------------------------------------------------- 7. fixes
+
+
+def _lint_fixes(findings: list[FindingOut]) -> list[str]:
+    groups: dict[str, list[FindingOut]] = {}
+    for f in findings:  # already worst severity first, so groups come errors first
+        groups.setdefault(f.code, []).append(f)
+    items: list[str] = []
+    for code, group in groups.items():
+        hint = group[0].hint
+        places = []
+        for f in group:
+            place = _where(f.location)
+            if f.hint != hint:
+                place += f" ({md_text(f.hint, MESSAGE_LIMIT)})"
+            places.append(place)
+        items.append(
+            f"**{md_inline(code, NAME_LIMIT)}** ({group[0].severity}, "
+            f"{_plural(len(group), 'place', 'places')}): {_sentence(hint)} "
+            f"Affects: {'; '.join(places)}."
+        )
+    return items
+
+
+_BEHAVIOUR_FIXES: tuple[tuple[str, str], ...] = (
+    (
+        "crash",
+        "Keep the server alive on every input: catch failures in the handler and return "
+        "a result with isError: true.",
+    ),
+    ("timeout", "Answer within the call timeout, or fail fast with isError: true."),
+    (
+        "silentlyAccepted",
+        "Validate arguments against the input schema and reject invalid ones "
+        "with isError: true (or JSON-RPC error -32602).",
+    ),
+    (
+        "outputSchemaViolation",
+        "Return structuredContent that validates against the declared outputSchema.",
+    ),
+    ("emptySuccess", "Return usable content on success: non-blank text or structuredContent."),
+    (
+        "internalError",
+        "Reject malformed input as invalid params (isError: true or -32602), not as "
+        "an internal error (-32603).",
+    ),
+    ("leak", "Keep error messages short: no tracebacks, exception class names or file paths."),
+)
+
+
+def _behaviour_fixes(report: ConformanceReport) -> list[str]:
+    fixes = dict(_BEHAVIOUR_FIXES)
+    items: list[str] = []
+    for key, tool, results in group_problems(report.fuzz, crashed_by=report.crashed_by):
+        repro = "; ".join(
+            f"{md_inline(r.case, NAME_LIMIT)} with {md_code(r.arguments, ARGUMENTS_LIMIT)}"
+            for r in results[:CASES_PER_FIX]
+        )
+        more = len(results) - CASES_PER_FIX
+        extra = f"; and {more} more in the JSON report" if more > 0 else ""
+        items.append(f"{md_inline(tool, NAME_LIMIT)}: {fixes[key]} Reproduce: {repro}{extra}.")
+    unknown = unknown_tool_problem(report.unknown_tool_probe)
+    if unknown is not None and report.unknown_tool_probe is not None:
+        probe = report.unknown_tool_probe
+        items.append(
+            f"Reject calls to unknown tools with JSON-RPC error -32602 or isError: true "
+            f"({unknown}). Reproduce: call {md_inline(probe.name, NAME_LIMIT)} with "
+            f"{md_code(probe.arguments, ARGUMENTS_LIMIT)}."
+        )
+    return items
+
+
+def _fixes(report: ConformanceReport, findings: list[FindingOut]) -> list[str]:
+    items = _lint_fixes(findings) + _behaviour_fixes(report)
+    lines = ["## Recommended fixes", ""]
+    if not items:
+        return [*lines, CLEAN]
+    return lines + [f"{n}. {item}" for n, item in enumerate(items, start=1)]
+
+
+# --------------------------------------------------------------------------- assembly
+
+
+def _join(sections: Iterable[list[str]]) -> str:
+    return "\n\n".join("\n".join(section) for section in sections) + "\n"
+
+
+def render_markdown(report: ConformanceReport) -> str:
+    """The Markdown report. Reads only ``report`` (works on a report loaded from JSON)."""
+    findings = sort_findings(report.findings)
+    sections = [_header(report), _coverage(report)]
+    if report.coverage is not None:
+        sections.append(["## Critical behavior", "", *_critical(report)])
+    sections += [_dimensions(report), _findings(findings)]
+    if report.coverage is not None:
+        sections.append(_fuzz_table(report))
+    sections.append(_fixes(report, findings))
+    return _join(sections)
