@@ -12,6 +12,8 @@
 #   INPUT_FAIL_ON_CRITICAL  true|false (default false): fail on a critical behavioural issue
 #   INPUT_ARGS              extra `mcprobe audit` options, shell-quoted (e.g. "--timeout 10")
 #   INPUT_OUTPUT_DIR        where the reports go (default: mcprobe-report)
+#   INPUT_SARIF_ARTIFACT    repository file every SARIF result points at (GitHub code scanning
+#                           drops results without a file); default README.md when it exists
 #   MCPROBE_TARGET_TOKEN    bearer token for an HTTP target (read by mcprobe itself; never echoed)
 #   MCPROBE_BIN             the mcprobe executable (default: mcprobe)
 #   MCPROBE_PYTHON          a Python that can import mcprobe (default: python3)
@@ -77,7 +79,10 @@ if [ ! -s "$out_dir/mcprobe-report.json" ]; then
 fi
 
 # One audit, three renderings: SARIF and Markdown come from the JSON report, not a second run.
-score=$("$MCPROBE_PYTHON" - "$out_dir" "${GITHUB_OUTPUT:-/dev/null}" "${GITHUB_STEP_SUMMARY:-}" <<'PY'
+sarif_artifact=${INPUT_SARIF_ARTIFACT:-}
+if [ -z "$sarif_artifact" ] && [ -f README.md ]; then sarif_artifact=README.md; fi
+score=$("$MCPROBE_PYTHON" - "$out_dir" "${GITHUB_OUTPUT:-/dev/null}" "${GITHUB_STEP_SUMMARY:-}" \
+  "$sarif_artifact" <<'PY'
 import pathlib
 import sys
 
@@ -85,11 +90,12 @@ from mcprobe import render_report
 from mcprobe.report_model import ConformanceReport
 
 out_dir, github_output, summary = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+artifact = sys.argv[4] or None
 json_path = out_dir / "mcprobe-report.json"
 report = ConformanceReport.model_validate_json(json_path.read_text(encoding="utf-8"))
 sarif_path = out_dir / "mcprobe.sarif"
 md_path = out_dir / "mcprobe-report.md"
-sarif_path.write_text(render_report(report, format="sarif"), encoding="utf-8")
+sarif_path.write_text(render_report(report, format="sarif", sarif_artifact=artifact), encoding="utf-8")
 markdown = render_report(report, format="md")
 md_path.write_text(markdown, encoding="utf-8")
 score = "" if report.overall is None else str(report.overall)

@@ -1,0 +1,201 @@
+"""The composite GitHub Action: action.yml's wiring, and scripts/action_audit.sh run locally
+against the demo target the way a workflow runs it (fake GITHUB_OUTPUT / GITHUB_STEP_SUMMARY)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+ACTION = ROOT / "action.yml"
+SCRIPT = ROOT / "scripts" / "action_audit.sh"
+MCPROBE = Path(sys.executable).with_name("mcprobe")
+DEMO = f"{sys.executable} -m demo_target"
+TIMEOUT = 120
+
+
+def _action() -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load(ACTION.read_text(encoding="utf-8"))
+    return data
+
+
+def _audit_step() -> dict[str, Any]:
+    steps = _action()["runs"]["steps"]
+    (step,) = [s for s in steps if s.get("id") == "audit"]
+    return dict(step)
+
+
+def _run(tmp_path: Path, **inputs: str) -> tuple[subprocess.CompletedProcess[str], dict[str, str]]:
+    github_output = tmp_path / "github_output"
+    github_output.touch()
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": os.environ.get("HOME", str(tmp_path)),
+        "MCPROBE_BIN": str(MCPROBE),
+        "MCPROBE_PYTHON": sys.executable,
+        "GITHUB_OUTPUT": str(github_output),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+        "INPUT_OUTPUT_DIR": str(tmp_path / "reports"),
+        **inputs,
+    }
+    proc = subprocess.run(
+        ["bash", str(SCRIPT)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    lines = github_output.read_text(encoding="utf-8").splitlines()
+    return proc, dict(line.split("=", 1) for line in lines)
+
+
+# --------------------------------------------------------------------------- action.yml wiring
+
+
+def test_action_is_a_composite_that_installs_mcprobe_from_its_own_checkout() -> None:
+    action = _action()
+    assert action["runs"]["using"] == "composite"
+    install = "\n".join(s.get("run", "") for s in action["runs"]["steps"])
+    assert 'pip install --quiet --disable-pip-version-check "$GITHUB_ACTION_PATH"' in install
+    assert 'bash "$GITHUB_ACTION_PATH/scripts/action_audit.sh"' in _audit_step()["run"]
+
+
+def test_action_leaves_the_jobs_python_alone() -> None:
+    (setup,) = [s for s in _action()["runs"]["steps"] if "setup-python" in s.get("uses", "")]
+    assert setup["with"]["update-environment"] is False
+
+
+def test_every_declared_input_is_used_and_every_used_input_is_declared() -> None:
+    text = ACTION.read_text(encoding="utf-8")
+    used = set(re.findall(r"\$\{\{\s*inputs\.([\w-]+)", text))
+    assert used == set(_action()["inputs"])
+    for name in ("command", "url", "fuzz", "fuzz-destructive", "min-score", "python-version"):
+        assert name in used
+
+
+def test_inputs_never_reach_a_shell_script_as_text() -> None:
+    # Expressions in `run:` would let an input inject shell code; they must go through env.
+    for step in _action()["runs"]["steps"]:
+        assert "${{" not in step.get("run", ""), step.get("name")
+
+
+def test_the_script_reads_exactly_the_inputs_the_action_passes() -> None:
+    passed = {k for k in _audit_step()["env"] if k.startswith("INPUT_")}
+    read = set(re.findall(r"\$\{?(INPUT_[A-Z_]+)", SCRIPT.read_text(encoding="utf-8")))
+    assert passed == read
+
+
+def test_the_bearer_token_reaches_mcprobe_only_through_its_environment_variable() -> None:
+    env = _audit_step()["env"]
+    assert env["MCPROBE_TARGET_TOKEN"] == "${{ inputs.bearer-token || env.MCPROBE_TARGET_TOKEN }}"
+    assert "bearer" not in SCRIPT.read_text(encoding="utf-8").replace("bearer token", "")
+
+
+# --------------------------------------------------------------------------- the script, run
+
+
+def test_bad_inputs_fail_with_a_clear_error_before_anything_runs(tmp_path: Path) -> None:
+    proc, _ = _run(tmp_path)
+    assert proc.returncode == 1
+    assert "set 'command'" in proc.stderr
+    proc, _ = _run(tmp_path, INPUT_COMMAND=DEMO, INPUT_URL="http://127.0.0.1:9/mcp")
+    assert proc.returncode == 1
+    assert "not both" in proc.stderr
+    proc, _ = _run(tmp_path, INPUT_COMMAND=DEMO, INPUT_MIN_SCORE="eighty")
+    assert proc.returncode == 1
+    assert "min-score" in proc.stderr
+    proc, _ = _run(tmp_path, INPUT_COMMAND=DEMO, INPUT_FUZZ="maybe")
+    assert proc.returncode == 1
+    assert "expected true or false" in proc.stderr
+
+
+@pytest.mark.slow
+def test_fuzzed_demo_audit_sets_outputs_and_writes_json_sarif_and_summary(tmp_path: Path) -> None:
+    proc, outputs = _run(tmp_path, INPUT_COMMAND=DEMO, INPUT_MIN_SCORE="10")
+    assert proc.returncode == 0, proc.stderr
+    assert set(outputs) == set(_action()["outputs"])
+    report = json.loads(Path(outputs["json"]).read_text(encoding="utf-8"))
+    assert outputs["score"] == str(report["overall"])
+    assert outputs["grade"] == report["grade"]
+    assert report["coverage"]["fuzzedTools"] > 0
+    assert int(outputs["critical"]) == len(report["critical"]) > 0
+    sarif = json.loads(Path(outputs["sarif"]).read_text(encoding="utf-8"))
+    assert sarif["version"] == "2.1.0"
+    rule_ids = {r["ruleId"] for r in sarif["runs"][0]["results"]}
+    assert "behavior.silently_accepted" in rule_ids
+    summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
+    assert summary.startswith("# mcprobe")
+    assert f"{report['overall']}/100" in summary
+
+
+@pytest.mark.slow
+def test_score_below_min_score_fails_the_step_but_still_sets_outputs(tmp_path: Path) -> None:
+    # Extra args are split like a shell would: only `well_behaved` is fuzzed.
+    extra = "--tools 'well_behaved' --max-tools 1"
+    proc, outputs = _run(tmp_path, INPUT_COMMAND=DEMO, INPUT_ARGS=extra, INPUT_MIN_SCORE="100")
+    assert proc.returncode == 3
+    assert f"score {outputs['score']} is below min-score 100" in proc.stderr
+    report = json.loads(Path(outputs["json"]).read_text(encoding="utf-8"))
+    assert report["coverage"]["fuzzed"] == ["well_behaved"]
+    sarif = json.loads(Path(outputs["sarif"]).read_text(encoding="utf-8"))
+    locations = [r["locations"][0] for r in sarif["runs"][0]["results"]]
+    assert locations
+    assert {loc["physicalLocation"]["artifactLocation"]["uri"] for loc in locations} == {
+        "README.md"
+    }
+
+
+@pytest.mark.slow
+def test_a_target_that_cannot_start_fails_with_exit_2(tmp_path: Path) -> None:
+    proc, outputs = _run(tmp_path, INPUT_COMMAND="/nonexistent/mcp-server --stdio")
+    assert proc.returncode == 2
+    assert "could not connect" in proc.stderr
+    assert outputs == {}
+
+
+@pytest.fixture
+def http_demo_with_bearer() -> Iterator[tuple[str, str]]:
+    token = "s3cr3t-action-token-7781"
+    env = {**os.environ, "DEMO_TOKEN": token}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "demo_target", "--http", "0", "--bearer-token-env", "DEMO_TOKEN"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("READY "), line
+        yield line.split()[1], token
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.mark.slow
+def test_http_target_with_bearer_from_env_never_shows_the_token(
+    tmp_path: Path, http_demo_with_bearer: tuple[str, str]
+) -> None:
+    url, token = http_demo_with_bearer
+    proc, outputs = _run(tmp_path, INPUT_URL=url, INPUT_FUZZ="false", MCPROBE_TARGET_TOKEN=token)
+    assert proc.returncode == 0, proc.stderr
+    assert outputs["grade"] in {"A", "B", "C", "D", "F"}
+    shown = [proc.stdout, proc.stderr, (tmp_path / "github_output").read_text(encoding="utf-8")]
+    shown += [p.read_text(encoding="utf-8") for p in (tmp_path / "reports").iterdir()]
+    shown.append((tmp_path / "summary.md").read_text(encoding="utf-8"))
+    assert all(token not in text for text in shown)
+    assert json.loads(Path(outputs["json"]).read_text(encoding="utf-8"))["target"]["bearer"] is True
