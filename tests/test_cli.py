@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from mcprobe import __version__
+from mcprobe import ReportFormat, __version__, render_report
 from mcprobe.cli import (
     EXIT_CONNECT,
     EXIT_CRITICAL,
@@ -33,6 +33,7 @@ from mcprobe.cli import (
     parse_audit,
     run,
 )
+from mcprobe.report_model import ConformanceReport
 
 PY = sys.executable
 CLI_TARGET = str(Path(__file__).parent / "targets" / "cli_target.py")
@@ -378,3 +379,52 @@ def test_a_wrong_bearer_exits_2_without_echoing_it(http_demo_target: str) -> Non
     assert code == EXIT_CONNECT
     assert out == ""
     assert "wrong-token-789" not in err
+
+
+# --------------------------------------------------------------------------- golden outputs
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def _normalised(report_json: str) -> ConformanceReport:
+    """The demo report without what varies between runs and machines: latencies, the
+    interpreter path, and the embedded Markdown (golden-tested on its own)."""
+    data = json.loads(report_json)
+    data["target"]["command"] = "python"
+    data["markdown"] = None
+    for result in [*data["fuzz"], data["unknownToolProbe"]]:
+        if result is not None:
+            result["latencyMs"] = 0.0
+    return ConformanceReport.model_validate(data)
+
+
+def _check_golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("MCPROBE_UPDATE_GOLDEN"):
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert path.exists(), f"{path} missing: run with MCPROBE_UPDATE_GOLDEN=1"
+    assert text == path.read_text(encoding="utf-8"), f"{name} changed (MCPROBE_UPDATE_GOLDEN=1)"
+
+
+@pytest.fixture(scope="module")
+def demo_report() -> ConformanceReport:
+    out, err = io.StringIO(), io.StringIO()
+    code = run(["audit", "--fuzz", "--json", "--", PY, "-m", "demo_target"], out, err)
+    assert code == EXIT_OK, err.getvalue()
+    return _normalised(out.getvalue())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "fmt"),
+    [
+        ("demo_target.json", "json"),
+        ("demo_target.sarif", "sarif"),
+        ("demo_target.junit.xml", "junit"),
+    ],
+)
+def test_demo_target_output_matches_the_golden_file(
+    demo_report: ConformanceReport, name: str, fmt: ReportFormat
+) -> None:
+    _check_golden(name, render_report(demo_report, fmt))
