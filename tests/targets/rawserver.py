@@ -17,6 +17,7 @@ Behaviours (argv words):
                   the same; write both pids to ``pidfile=PATH``
   stderr_flood    write 1 MiB to stderr at start (nobody must block on it)
   elicit_first    ask the client for elicitation/create before answering initialize
+  leak_env_exit   write "token=$PROBE_VAR" to stderr and exit with code 4 at start
 Keys:
   pidfile=PATH    where ``ignore_term`` writes "<pid> <child pid>"
 """
@@ -75,6 +76,10 @@ class RawServer:
             sys.stderr.write("fatal: config file /etc/target.toml missing\n")
             sys.stderr.flush()
             sys.exit(3)
+        if "leak_env_exit" in self.flags:
+            sys.stderr.write(f"token={os.environ.get('PROBE_VAR')}\n")
+            sys.stderr.flush()
+            sys.exit(4)
         if "stderr_flood" in self.flags:
             sys.stderr.write("x" * (1024 * 1024) + "\nflood done\n")
             sys.stderr.flush()
