@@ -33,7 +33,7 @@ def is_number(value: object) -> TypeGuard[int | float]:
     """A finite JSON number (``bool`` is not a number, NaN and infinities are not JSON)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
-    return math.isfinite(value)
+    return isinstance(value, int) or math.isfinite(value)
 
 
 def json_type(value: JSON) -> str:

@@ -136,12 +136,15 @@ def _normal(x: float | int) -> float | int:
 def _bound(view: dict[str, Any], plain: str, exclusive: str) -> tuple[float | None, bool]:
     """A lower or upper bound and whether it is exclusive (2019+ numbers or draft-04 flags)."""
     value, excl = view.get(plain), view.get(exclusive)
-    if is_number(excl):
-        if is_number(value) and (value > excl if plain == "minimum" else value < excl):
-            return float(value), False
-        return float(excl), True
-    if is_number(value):
-        return float(value), excl is True
+    try:
+        if is_number(excl):
+            if is_number(value) and (value > excl if plain == "minimum" else value < excl):
+                return float(value), False
+            return float(excl), True
+        if is_number(value):
+            return float(value), excl is True
+    except OverflowError:  # an integer bound beyond float range: treat as unbounded
+        pass
     return None, False
 
 
@@ -153,26 +156,28 @@ def numeric_bound(view: dict[str, Any], low: bool) -> tuple[float | None, bool]:
 
 
 def number_candidates(view: dict[str, Any], integer: bool) -> list[float | int]:
-    """Small numbers inside the view's bounds, nearest the lower bound (or 1) first."""
+    """Small numbers inside the view's bounds: from the lower bound upwards, else from 1 (or
+    the upper bound, if lower) downwards. Empty when the bounds leave no room."""
     lo, lo_x = numeric_bound(view, True)
     hi, hi_x = numeric_bound(view, False)
     step = view.get("multipleOf")
     step = float(step) if is_number(step) and step > 0 else None
-    if lo is not None:
-        start = lo
-    elif hi is not None:
-        start = min(1.0, hi - 1 if hi_x else hi)
-    else:
-        start = 1.0
     raw: list[float] = []
-    if step is not None:
-        k = math.ceil(start / step) if lo is not None else math.floor(start / step)
-        raw += [j * step for j in range(k, k + 8)]
-        raw += [round(j * step, 9) for j in range(k, k + 8)]
-    base = math.ceil(start) if integer or lo is None else start
-    raw += [base, base + 1, base + 2, base + 3]
-    if lo is not None and hi is not None:
-        raw.append((lo + hi) / 2)
+    try:
+        if lo is not None or hi is None:
+            start, direction = (lo if lo is not None else 1.0), 1
+        else:
+            start, direction = min(1.0, hi), -1
+        if step is not None:
+            k = math.ceil(start / step) if direction > 0 else math.floor(start / step)
+            ks = range(k, k + 8 * direction, direction)
+            raw += [j * step for j in ks] + [round(j * step, 9) for j in ks]
+        base = math.ceil(start) if direction > 0 else math.floor(start)
+        raw += [start, *(float(base + direction * i) for i in range(4))]
+        if lo is not None and hi is not None:
+            raw.append((lo + hi) / 2)
+    except (OverflowError, ValueError):
+        return []
     out: list[float | int] = []
     for x in raw:
         if not math.isfinite(x) or (integer and not x.is_integer()):
