@@ -56,13 +56,15 @@ _P = ParamSpec("_P")
 _T = TypeVar("_T")
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mcprobe' has no attribute {name!r}")
-    import importlib
+if not TYPE_CHECKING:  # type checkers see the imports above; a typo stays a type error
 
-    return getattr(importlib.import_module(module), name)
+    def __getattr__(name: str) -> Any:
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module 'mcprobe' has no attribute {name!r}")
+        import importlib
+
+        return getattr(importlib.import_module(module), name)
 
 
 def _check_timeout(name: str, value: float) -> None:
