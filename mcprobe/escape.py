@@ -38,13 +38,13 @@ _LINE_BREAKS = frozenset("\t\n\v\f\r\x1c\x1d\x1e\x85\u2028\u2029")
 # Cn unassigned (may become format characters in a later Unicode version).
 _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
 _WHITESPACE_RUN = re.compile(r"\s+")
+_NOT_PLAIN_ASCII = re.compile(r"[^\x20-\x7e]")  # the only characters that need a look
 _BACKTICK_RUN = re.compile(r"`+")
 # What can open an inline construct mid-line: escapes, code, emphasis, strikethrough, links and
 # images, GFM table pipes, math. Line-start constructs (#, -, +, 1., >, =) need no escape because
 # md_text output never starts a line.
-_INLINE_PUNCTUATION = frozenset("\\`*_~[]!|$")
+_INLINE_PUNCTUATION = re.compile(r"[\\`*_~\[\]!|$]")
 # ``<`` opens raw HTML and autolinks; ``&`` only matters where it would start an entity.
-_LESS_THAN = "&lt;"
 _ENTITY_START = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
 
 
@@ -56,11 +56,22 @@ def _visible(char: str) -> str:
     return char
 
 
+def _visible_match(match: re.Match[str]) -> str:
+    return _visible(match.group())
+
+
 def clean_text(text: str, limit: int | None = None) -> tuple[str, bool]:
     """One line of visible text: hidden characters marked, whitespace folded, stripped, and cut
     to ``limit`` characters. Returns the text and whether it was truncated."""
-    visible = "".join(_visible(c) for c in text)
-    folded = _WHITESPACE_RUN.sub(" ", visible).strip()
+    # Chunked so that a megabyte of target text costs about ``limit`` characters of work.
+    step = len(text) if limit is None else max(4096, 2 * limit)
+    folded = ""
+    for start in range(0, len(text), step or 1):
+        chunk = _NOT_PLAIN_ASCII.sub(_visible_match, text[start : start + step])
+        folded = _WHITESPACE_RUN.sub(" ", folded + chunk).lstrip()
+        if limit is not None and len(folded.rstrip()) > limit:
+            break
+    folded = folded.rstrip()
     if limit is not None and len(folded) > limit:
         return folded[:limit].rstrip(), True
     return folded, False
@@ -104,15 +115,8 @@ def md_text(text: str, limit: int = 500) -> str:
     entity-like ``&`` as entities. For mcprobe's own sentences that embed target strings. Safe in
     a table cell; never at the start of a line."""
     cleaned, cut = clean_text(text, limit)
-    out: list[str] = []
-    for char in _ENTITY_START.sub("&amp;", cleaned):
-        if char == "<":
-            out.append(_LESS_THAN)
-        elif char in _INLINE_PUNCTUATION:
-            out.append("\\" + char)
-        else:
-            out.append(char)
-    return "".join(out) + (ELLIPSIS if cut else "")
+    escaped = _INLINE_PUNCTUATION.sub(r"\\\g<0>", _ENTITY_START.sub("&amp;", cleaned))
+    return escaped.replace("<", "&lt;") + (ELLIPSIS if cut else "")
 
 
 def json_text(value: JSON) -> str:

@@ -33,6 +33,7 @@ MESSAGE_LIMIT = 200
 NOTE_LIMIT = 100
 ARGUMENTS_LIMIT = 300
 CASES_PER_FIX = 5
+TOOLS_IN_HEADLINE = 10
 
 _SEVERITY_WORDS = {"error": ("error", "errors"), "warning": ("warning", "warnings")}
 
@@ -145,7 +146,9 @@ def _critical(report: ConformanceReport) -> list[str]:
     if not problems and unknown is None and report.crashed_by is None:
         return [NO_CRITICAL]
     tools = list(dict.fromkeys(p.tool for p in problems))
-    named = ", ".join(md_inline(t, NAME_LIMIT) for t in tools)
+    named = ", ".join(md_inline(t, NAME_LIMIT) for t in tools[:TOOLS_IN_HEADLINE])
+    if len(tools) > TOOLS_IN_HEADLINE:
+        named += f" and {len(tools) - TOOLS_IN_HEADLINE} more tools"
     headline = f"{CRITICAL} {named or 'server-level behaviour'} (details below)"
     lines = [headline, ""]
     for p in problems:

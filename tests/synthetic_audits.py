@@ -289,6 +289,7 @@ def died_audit() -> Audit:
 
 HOSTILE_STRINGS = (
     "a|b||c |",
+    "back\\|slash\\\\|pipe\\",
     "one\ntwo\r\nthree\rfour",
     "`1` ``2`` ```3``` ````4```` `````5`````",
     "<script>alert(1)</script><img src=x onerror=alert(1)>",
@@ -352,6 +353,7 @@ def hostile_audit(text: Callable[[int], str] = hostile) -> Audit:
                 silently_accepted=True,
                 leak=True,
                 message=text(n + 5),
+                note=text(n + 7),
             ),
         )
     )

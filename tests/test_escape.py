@@ -160,3 +160,13 @@ def test_long_json_arguments_are_cut_with_an_ellipsis() -> None:
     rendered = md_code({"s": "y" * 1000}, limit=40)
     assert rendered.endswith("`…")
     assert len(rendered) < 50
+
+
+def test_whitespace_folds_across_chunk_boundaries_of_long_text() -> None:
+    text = "a" + " " * 5_000 + "b" + "\n" * 5_000 + "c"
+    assert clean_text(text, limit=10) == ("a b c", False)
+
+
+def test_megabyte_of_text_is_cut_to_the_limit() -> None:
+    assert clean_text("word " * 200_000, limit=12) == ("word word wo", True)
+    assert clean_text(" " * 1_000_000 + "x", limit=5) == ("x", False)
