@@ -10,6 +10,7 @@ No SDK import, so it starts in tens of milliseconds. Run as ``python tests/targe
 ``--hang-initialize``    never answer ``initialize`` and ignore EOF and SIGTERM
 ``--spawn-child FILE``   start a grandchild in the same process group and write
                          "<own pid> <child pid>" to FILE (for orphan checks)
+``--extra-tools N``      also list ``echo_1`` … ``echo_N``, copies of ``echo`` (benchmark load)
 ``--fail-start TEXT``    write TEXT (and ``$CLI_TARGET_SECRET``, to test scrubbing) to stderr and
                          exit 3 before reading anything
 
@@ -73,7 +74,7 @@ def _call(params: Any, clean: bool) -> dict[str, Any]:
             return _text("whereami takes no arguments", error=True)
         secret = os.environ.get("CLI_TARGET_SECRET", "")
         return _text(f"cwd={os.getcwd()} reversed-secret={secret[::-1]}")
-    if name != "echo":
+    if not isinstance(name, str) or not (name == "echo" or name.startswith("echo_")):
         return _text(f"unknown tool: {name}", error=True)
     if clean:
         valid = (
@@ -101,6 +102,7 @@ def main() -> None:
     parser.add_argument("--hang-initialize", action="store_true")
     parser.add_argument("--spawn-child")
     parser.add_argument("--fail-start")
+    parser.add_argument("--extra-tools", type=int, default=0)
     ns = parser.parse_args()
 
     if ns.fail_start is not None:
@@ -135,7 +137,8 @@ def main() -> None:
             }
             _send({"jsonrpc": "2.0", "id": request_id, "result": result})
         elif method == "tools/list":
-            _send({"jsonrpc": "2.0", "id": request_id, "result": {"tools": TOOLS}})
+            extra = [{**TOOLS[0], "name": f"echo_{i}"} for i in range(1, ns.extra_tools + 1)]
+            _send({"jsonrpc": "2.0", "id": request_id, "result": {"tools": TOOLS + extra}})
         elif method == "tools/call":
             threading.Thread(
                 target=_answer_call,
