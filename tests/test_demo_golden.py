@@ -1,0 +1,115 @@
+"""The demo target's full audit (with fuzz) is a golden file, Markdown and JSON.
+
+Volatile fields are normalised before comparing: latencies (``latencyMs`` and the table's
+``N ms`` cells), the interpreter path and the checkout directory in ``target``.
+Regenerate after an intended change with::
+
+    MCPROBE_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_demo_golden.py
+
+and review the diff of ``tests/golden/demo_report.md`` / ``.json`` before committing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from mcprobe.audit import run_audit
+from mcprobe.report_model import ConformanceReport
+from mcprobe.target_client import open_target
+from mcprobe.target_spec import TargetSpec
+
+pytestmark = pytest.mark.anyio
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = Path(__file__).resolve().parent / "golden"
+GOLDEN_MD = GOLDEN / "demo_report.md"
+GOLDEN_JSON = GOLDEN / "demo_report.json"
+UPDATE = os.environ.get("MCPROBE_UPDATE_GOLDEN") == "1"
+
+DEMO_SPEC = TargetSpec(
+    "stdio", command=sys.executable, args=("-m", "demo_target"), cwd=str(ROOT), call_timeout=10
+)
+
+_LATENCY_CELL = re.compile(r"\| \d+ ms \|")
+_P50 = re.compile(r"p50 latency [\d.]+ ms")
+
+
+def normalise_markdown(markdown: str) -> str:
+    return _P50.sub("p50 latency N ms", _LATENCY_CELL.sub("| N ms |", markdown))
+
+
+def normalise_report(report: ConformanceReport) -> dict[str, Any]:
+    data = report.model_dump(by_alias=True, mode="json")
+    for result in [*data["fuzz"], data["unknownToolProbe"]]:
+        if result is not None:
+            result["latencyMs"] = 0
+    if data["target"] is not None:
+        data["target"]["command"] = "<python>"
+        data["target"]["cwd"] = "<checkout>"
+    data["markdown"] = normalise_markdown(data["markdown"])
+    return data
+
+
+def as_json(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+async def audit_demo_twice() -> tuple[ConformanceReport, ConformanceReport]:
+    async with open_target(DEMO_SPEC) as target:
+        reports = [
+            await run_audit(target, fuzz=True, connection_id="c1", target_out=DEMO_SPEC.describe())
+            for _ in range(2)
+        ]
+    return reports[0], reports[1]
+
+
+async def test_demo_report_matches_the_golden_files_and_is_stable_across_runs() -> None:
+    with anyio.fail_after(60):
+        first, second = await audit_demo_twice()
+    assert as_json(normalise_report(first)) == as_json(normalise_report(second))
+    markdown = normalise_markdown(first.markdown or "")
+    data = as_json(normalise_report(first))
+    if UPDATE:
+        GOLDEN.mkdir(exist_ok=True)
+        GOLDEN_MD.write_text(markdown, encoding="utf-8")
+        GOLDEN_JSON.write_text(data, encoding="utf-8")
+    assert markdown == GOLDEN_MD.read_text(encoding="utf-8")
+    assert data == GOLDEN_JSON.read_text(encoding="utf-8")
+
+
+def test_golden_demo_report_shows_every_behaviour_a_live_target_can_survive() -> None:
+    """The demo exists to show these; a golden regenerated without them is a regression."""
+    data = json.loads(GOLDEN_JSON.read_text(encoding="utf-8"))
+    outcomes = {r["outcome"] for r in data["fuzz"]}
+    assert {"ok", "toolError", "protocolError"} <= outcomes
+    for flag in ("silentlyAccepted", "emptySuccess", "outputSchemaViolation", "leak"):
+        assert any(r[flag] for r in data["fuzz"]), flag
+    codes = {f["code"] for f in data["findings"]}
+    assert len(codes & LINT_CODES) >= 11, sorted(LINT_CODES - codes)
+    assert data["coverage"]["skipped"], "an unannotated tool must show up as skipped"
+    assert data["unknownToolProbe"]["outcome"] == "protocolError"
+    assert all(d["measured"] for d in data["dimensions"])
+
+
+LINT_CODES = {
+    "tool.missing_description",
+    "tool.thin_description",
+    "tool.duplicate_name",
+    "tool.unusual_name",
+    "tool.no_input_schema",
+    "tool.no_annotations",
+    "schema.invalid",
+    "schema.root_not_object",
+    "schema.no_required",
+    "param.untyped",
+    "param.missing_description",
+    "server.no_tools",
+}
