@@ -428,3 +428,33 @@ def test_demo_target_output_matches_the_golden_file(
     demo_report: ConformanceReport, name: str, fmt: ReportFormat
 ) -> None:
     _check_golden(name, render_report(demo_report, fmt))
+
+
+# --------------------------------------------------------------------------- serve
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("argv", [[], ["serve"]])
+def test_no_arguments_or_serve_runs_the_stdio_mcp_server(argv: list[str]) -> None:
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"},
+        },
+    }
+    done = subprocess.run(
+        [PY, "-m", "mcprobe.cli", *argv],
+        input=json.dumps(initialize) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd=REPO,
+    )
+    assert done.returncode == EXIT_OK, done.stderr[-500:]
+    reply = json.loads(done.stdout.splitlines()[0])
+    assert reply["id"] == 1
+    assert reply["result"]["serverInfo"]["name"] == "mcprobe"
