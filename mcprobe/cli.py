@@ -23,6 +23,8 @@ mcprobe itself; 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import math
 import os
 import re
@@ -415,7 +417,7 @@ def _run_audit(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
 
     progress = _Progress(stderr) if invocation.fuzz and stderr.isatty() else None
     try:
-        report = _audit(invocation, progress)
+        return _audit_and_report(invocation, progress, stdout, say)
     except BaseException as exc:
         if progress is not None:
             progress.finish()
@@ -430,9 +432,9 @@ def _run_audit(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
             return EXIT_INTERRUPTED
         usage = _find(exc, LibraryUsageError)
         if usage is not None:
-            say(f"mcprobe audit: {usage}")
+            say(f"mcprobe: usage error: {usage}")
             return EXIT_USAGE
-        if not isinstance(exc, Exception) and _find(exc, Exception) is None:
+        if _find(exc, Exception) is None:
             raise  # SystemExit and friends: not ours to swallow
         if os.environ.get(DEBUG_ENV):
             say("".join(traceback.format_exception(exc)).rstrip())
@@ -440,22 +442,27 @@ def _run_audit(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         detail = str(mine) if mine is not None else f"{type(exc).__name__}: {exc}"
         say(f"mcprobe: internal error: {detail} (set {DEBUG_ENV}=1 for a traceback)")
         return EXIT_INTERNAL
+
+
+def _audit_and_report(
+    invocation: AuditInvocation,
+    progress: _Progress | None,
+    stdout: TextIO,
+    say: Callable[[str], None],
+) -> int:
+    from mcprobe.target_spec import scrub
+
+    report = _audit(invocation, progress)
     if progress is not None:
         progress.finish()
-
-    text = _encodable(
-        scrub(
-            render_report(
-                report,
-                invocation.output_format,  # type: ignore[arg-type]
-                sarif_artifact=invocation.sarif_artifact,
-            ),
-            secrets,
-        )
+    rendered = render_report(
+        report,
+        invocation.output_format,  # type: ignore[arg-type]
+        sarif_artifact=invocation.sarif_artifact,
     )
+    text = _encodable(scrub(rendered, invocation.spec.secret_values()))
     if invocation.output is None:
-        stdout.write(text)
-        stdout.flush()
+        _write_report(stdout, text)
     else:
         try:
             invocation.output.write_text(text, encoding="utf-8")
@@ -467,6 +474,18 @@ def _run_audit(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
             f"(score {_score_text(report)})"
         )
     return _gates(invocation, report, say)
+
+
+def _write_report(stdout: TextIO, text: str) -> None:
+    try:
+        stdout.write(text)
+        stdout.flush()
+    except BrokenPipeError:
+        # `mcprobe audit … | head`: the reader left. The gates still decide the exit code;
+        # point the descriptor at /dev/null so the interpreter's final flush stays quiet.
+        with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, stdout.fileno())
 
 
 def _score_text(report: ConformanceReport) -> str:
@@ -501,7 +520,11 @@ def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
                 raise UsageError("serve takes no arguments")
             from mcprobe.server import main as serve
 
-            serve()
+            try:
+                serve()
+            except Exception as exc:  # never a traceback: one line, exit 5
+                stderr.write(f"mcprobe: internal error in the MCP server: {type(exc).__name__}\n")
+                return EXIT_INTERNAL
             return EXIT_OK
         if args[0] in ("--version", "-V"):
             stdout.write(f"mcprobe {__version__}\n")
@@ -517,6 +540,9 @@ def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         return EXIT_USAGE
     except _Exit as exc:
         return exc.code
+    except KeyboardInterrupt:
+        stderr.write("mcprobe: interrupted\n")
+        return EXIT_INTERRUPTED
 
 
 def main() -> None:

@@ -26,6 +26,7 @@ from mcprobe import ReportFormat, __version__, render_report
 from mcprobe.cli import (
     EXIT_CONNECT,
     EXIT_CRITICAL,
+    EXIT_INTERNAL,
     EXIT_OK,
     EXIT_SCORE,
     EXIT_USAGE,
@@ -34,6 +35,7 @@ from mcprobe.cli import (
     run,
 )
 from mcprobe.report_model import ConformanceReport
+from tests.report_samples import sample_report
 
 PY = sys.executable
 CLI_TARGET = str(Path(__file__).parent / "targets" / "cli_target.py")
@@ -458,3 +460,69 @@ def test_no_arguments_or_serve_runs_the_stdio_mcp_server(argv: list[str]) -> Non
     reply = json.loads(done.stdout.splitlines()[0])
     assert reply["id"] == 1
     assert reply["result"]["serverInfo"]["name"] == "mcprobe"
+
+
+# --------------------------------------------------------------------------- without a process
+
+
+@pytest.fixture
+def fake_pipeline(monkeypatch: pytest.MonkeyPatch) -> list[Exception]:
+    """Replace the audit pipeline with one returning ``sample_report()`` (overall 55, critical
+    issues) — or raising the exception put in the returned list."""
+    import mcprobe
+
+    raise_this: list[Exception] = []
+
+    async def pipeline(*_: object, **__: object) -> ConformanceReport:
+        if raise_this:
+            raise raise_this[0]
+        return sample_report()
+
+    monkeypatch.setattr(mcprobe, "_run_pipeline", pipeline)
+    return raise_this
+
+
+def test_score_gate_boundary_is_strictly_below(fake_pipeline: list[Exception]) -> None:
+    assert _run("audit", "--fail-under", "55", "--", "x")[0] == EXIT_OK
+    assert _run("audit", "--fail-under", "55.5", "--", "x")[0] == EXIT_SCORE
+
+
+def test_internal_errors_exit_5_with_one_scrubbed_line(
+    fake_pipeline: list[Exception], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MCPROBE_DEBUG", raising=False)
+    fake_pipeline.append(RuntimeError("boom with tok-secret-999 inside"))
+    code, out, err = _run("audit", "--bearer", "tok-secret-999", "http://127.0.0.1:1/mcp")
+    assert code == EXIT_INTERNAL
+    assert out == ""
+    assert err.strip().splitlines() == [
+        "mcprobe: internal error: RuntimeError: boom with [redacted] inside "
+        "(set MCPROBE_DEBUG=1 for a traceback)"
+    ]
+
+
+def test_a_closed_stdout_does_not_hide_the_gate(fake_pipeline: list[Exception]) -> None:
+    class ClosedPipe(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError
+
+    err = io.StringIO()
+    code = run(["audit", "--fuzz", "--fail-on-critical", "--", "x"], ClosedPipe(), err)
+    assert code == EXIT_CRITICAL
+    assert "Traceback" not in err.getvalue()
+
+
+def test_a_fail_under_gate_on_an_unmeasured_score_fails(
+    fake_pipeline: list[Exception], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    unmeasured = sample_report().model_copy(update={"overall": None, "grade": "-"})
+
+    async def pipeline(*_: object, **__: object) -> ConformanceReport:
+        return unmeasured
+
+    import mcprobe
+
+    monkeypatch.setattr(mcprobe, "_run_pipeline", pipeline)
+    code, _, err = _run("audit", "--fail-under", "0", "--", "x")
+    assert code == EXIT_SCORE
+    assert "not measured" in err
