@@ -33,6 +33,7 @@ class HttpStatus:
     method: str
     status: int
     auth_scheme: str | None  # the scheme word of WWW-Authenticate only, never its parameters
+    location: str | None = None  # where a 3xx pointed
 
 
 @dataclass
@@ -44,10 +45,16 @@ class HttpLog:
     async def hook(self, response: httpx2.Response) -> None:
         challenge = response.headers.get("www-authenticate")
         scheme = challenge.split(None, 1)[0][:40] if challenge and challenge.strip() else None
-        self.statuses.append(HttpStatus(response.request.method, response.status_code, scheme))
+        location = response.headers.get("location") if 300 <= response.status_code < 400 else None
+        self.statuses.append(
+            HttpStatus(response.request.method, response.status_code, scheme, location)
+        )
 
     def first_failure(self) -> HttpStatus | None:
         return next((s for s in self.statuses if s.status >= 400), None)
+
+    def last_redirect(self) -> HttpStatus | None:
+        return next((s for s in reversed(self.statuses) if 300 <= s.status < 400), None)
 
     def rejects_streamable(self) -> bool:
         """The server answered our POST with 404 or 405: it does not speak

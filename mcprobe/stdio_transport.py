@@ -46,7 +46,7 @@ __all__ = [
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 DEFAULT_STDERR_TAIL_BYTES = 8 * 1024
 
-EOF_GRACE = 0.5
+EOF_GRACE = 1.0
 """Time for a target to exit on its own once its stdin is closed (the polite way)."""
 TERM_GRACE = 1.0
 """Time between SIGTERM and SIGKILL to the process group."""

@@ -99,7 +99,20 @@ class _Attempt:
     def http_failure(self) -> ConnectFailed | None:
         failure = self.http.first_failure()
         if failure is None:
-            return None
+            redirect = self.http.last_redirect()
+            if redirect is None:
+                return None
+            redirects = sum(1 for s in self.http.statuses if 300 <= s.status < 400)
+            target = redirect.location or "?"
+            if redirects > 1:
+                return self.fail(
+                    f"too many redirects from {self.where()} ({redirects}, the last to {target}): "
+                    "probably a redirect loop"
+                )
+            return self.fail(
+                f"HTTP {status_phrase(redirect.status)} from {self.where()} to {target} was not "
+                "followed (only same-origin redirects that keep the method are); use that URL"
+            )
         text = f"HTTP {status_phrase(failure.status)} from {self.where()}"
         if failure.status in (401, 403):
             scheme = failure.auth_scheme
