@@ -105,9 +105,7 @@ def md_cell(text: str, limit: int = 80) -> str:
     cleaned, cut = clean_text(text, limit)
     if not cleaned:
         return "(empty)"
-    pieces = cleaned.split("|")
-    rendered = "\\|".join(code_span(piece) if piece else "" for piece in pieces)
-    return rendered + (ELLIPSIS if cut else "")
+    return _cell_span(cleaned) + (ELLIPSIS if cut else "")
 
 
 def md_text(text: str, limit: int = 500) -> str:
@@ -115,8 +113,37 @@ def md_text(text: str, limit: int = 500) -> str:
     entity-like ``&`` as entities. For mcprobe's own sentences that embed target strings. Safe in
     a table cell; never at the start of a line."""
     cleaned, cut = clean_text(text, limit)
+    return _escape_prose(cleaned) + (ELLIPSIS if cut else "")
+
+
+def _escape_prose(cleaned: str) -> str:
     escaped = _INLINE_PUNCTUATION.sub(r"\\\g<0>", _ENTITY_START.sub("&amp;", cleaned))
-    return escaped.replace("<", "&lt;") + (ELLIPSIS if cut else "")
+    return escaped.replace("<", "&lt;")
+
+
+_QUOTED = re.compile(r"`([^`]+)`")
+
+
+def md_prose(text: str, limit: int = 500, *, cell: bool = False) -> str:
+    """mcprobe's own sentence in which target strings are quoted with single backticks (the
+    lint and score convention, e.g. ``Tool `greet` has no description``): each quoted part
+    becomes a safe code span (``md_cell`` style when ``cell``), the rest is ``md_text``. A stray
+    backtick (a target name containing one) only shifts what is shown as code; every piece is
+    escaped either way. Never at the start of a line."""
+    cleaned, cut = clean_text(text, limit)
+    quote = _cell_span if cell else code_span
+    pieces: list[str] = []
+    last = 0
+    for match in _QUOTED.finditer(cleaned):
+        pieces.append(_escape_prose(cleaned[last : match.start()]))
+        pieces.append(quote(match.group(1)))
+        last = match.end()
+    pieces.append(_escape_prose(cleaned[last:]))
+    return "".join(pieces) + (ELLIPSIS if cut else "")
+
+
+def _cell_span(content: str) -> str:
+    return "\\|".join(code_span(piece) if piece else "" for piece in content.split("|"))
 
 
 def json_text(value: JSON) -> str:

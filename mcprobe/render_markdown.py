@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from mcprobe.escape import md_cell, md_code, md_inline, md_text
+from mcprobe.escape import md_cell, md_code, md_inline, md_prose, md_text
 from mcprobe.model import Outcome
 from mcprobe.report_build import (
     critical_problems,
@@ -29,8 +29,9 @@ CRITICAL = "⚠ Critical:"
 
 INSTRUCTIONS_LIMIT = 300
 NAME_LIMIT = 80
-MESSAGE_LIMIT = 200
-NOTE_LIMIT = 100
+MESSAGE_LIMIT = 300
+NOTE_LIMIT = 400
+CELL_NOTE_LIMIT = 100
 ARGUMENTS_LIMIT = 300
 CASES_PER_FIX = 5
 TOOLS_IN_HEADLINE = 10
@@ -49,7 +50,7 @@ def _score(value: float) -> str:
 
 def _sentence(text: str) -> str:
     """mcprobe-side prose (escaped), ending with a full stop so the next sentence reads on."""
-    escaped = md_text(text, MESSAGE_LIMIT)
+    escaped = md_prose(text, MESSAGE_LIMIT)
     return escaped if escaped.endswith((".", "!", "?", "…")) else escaped + "."
 
 
@@ -106,7 +107,7 @@ def _coverage(report: ConformanceReport) -> list[str]:
         )
         if coverage.skipped:
             skipped = "; ".join(
-                f"{md_inline(s.tool, NAME_LIMIT)}: {md_text(s.reason, MESSAGE_LIMIT)}"
+                f"{md_inline(s.tool, NAME_LIMIT)}: {md_prose(s.reason, MESSAGE_LIMIT)}"
                 for s in coverage.skipped
             )
             line += f" Skipped: {skipped}."
@@ -122,7 +123,7 @@ def _coverage(report: ConformanceReport) -> list[str]:
             ]
     if report.notes:
         lines.append("")
-        lines += [f"- Note: {md_text(note, MESSAGE_LIMIT)}" for note in report.notes]
+        lines += [f"- Note: {md_prose(note, NOTE_LIMIT)}" for note in report.notes]
     return lines
 
 
@@ -184,7 +185,7 @@ def _dimensions(report: ConformanceReport) -> list[str]:
     for d in report.dimensions:
         value = "not measured" if d.score is None else f"{_score(d.score)}/10"
         lines.append(f"- **{md_text(d.name, NAME_LIMIT)}: {value}**")
-        lines += [f"  - {md_text(reason, MESSAGE_LIMIT)}" for reason in d.reasons]
+        lines += [f"  - {md_prose(reason, MESSAGE_LIMIT)}" for reason in d.reasons]
     return lines
 
 
@@ -211,7 +212,7 @@ def _findings(findings: list[FindingOut]) -> list[str]:
     lines += [", ".join(counts) + ".", ""]
     lines += [
         f"- **{f.severity}** {md_inline(f.code, NAME_LIMIT)} at {_where(f.location)}: "
-        f"{md_text(f.message, MESSAGE_LIMIT)}"
+        f"{md_prose(f.message, MESSAGE_LIMIT)}"
         for f in findings
     ]
     return lines
@@ -249,9 +250,9 @@ def _note(result: FuzzResultOut, crashed_by: str | None) -> str:
     ):
         parts.append("in flight when another case killed the target (not blamed)")
     if result.message:
-        parts.append(md_cell(result.message, NOTE_LIMIT))
+        parts.append(md_cell(result.message, CELL_NOTE_LIMIT))
     if result.note:
-        parts.append(md_text(result.note, NOTE_LIMIT))
+        parts.append(md_prose(result.note, CELL_NOTE_LIMIT, cell=True))
     return " — ".join(parts) if parts else ""
 
 
@@ -286,24 +287,24 @@ def _fuzz_table(report: ConformanceReport) -> list[str]:
 # --------------------------------------------------------------------------- 7. fixes
 
 
-def _lint_fixes(findings: list[FindingOut]) -> list[str]:
+def _lint_fixes(findings: list[FindingOut]) -> list[list[str]]:
+    """One item per lint code (errors first), each affected place on its own sub-line; the hint
+    is stated once when every place shares it, else per place."""
     groups: dict[str, list[FindingOut]] = {}
     for f in findings:  # already worst severity first, so groups come errors first
         groups.setdefault(f.code, []).append(f)
-    items: list[str] = []
+    items: list[list[str]] = []
     for code, group in groups.items():
-        hint = group[0].hint
-        places = []
+        shared = len({f.hint for f in group}) == 1
+        head = (
+            f"**{md_inline(code, NAME_LIMIT)}** ({group[0].severity}, "
+            f"{_plural(len(group), 'place', 'places')})"
+        )
+        lines = [f"{head}: {_sentence(group[0].hint)}" if shared else head]
         for f in group:
             place = _where(f.location)
-            if f.hint != hint:
-                place += f" ({md_text(f.hint, MESSAGE_LIMIT)})"
-            places.append(place)
-        items.append(
-            f"**{md_inline(code, NAME_LIMIT)}** ({group[0].severity}, "
-            f"{_plural(len(group), 'place', 'places')}): {_sentence(hint)} "
-            f"Affects: {'; '.join(places)}."
-        )
+            lines.append(f"- {place}" if shared else f"- {place}: {_sentence(f.hint)}")
+        items.append(lines)
     return items
 
 
@@ -356,11 +357,15 @@ def _behaviour_fixes(report: ConformanceReport) -> list[str]:
 
 
 def _fixes(report: ConformanceReport, findings: list[FindingOut]) -> list[str]:
-    items = _lint_fixes(findings) + _behaviour_fixes(report)
+    items = _lint_fixes(findings) + [[item] for item in _behaviour_fixes(report)]
     lines = ["## Recommended fixes", ""]
     if not items:
         return [*lines, CLEAN]
-    return lines + [f"{n}. {item}" for n, item in enumerate(items, start=1)]
+    for n, (first, *subs) in enumerate(items, start=1):
+        marker = f"{n}. "
+        lines.append(marker + first)
+        lines += [" " * len(marker) + sub for sub in subs]  # nested under this item
+    return lines
 
 
 # --------------------------------------------------------------------------- assembly

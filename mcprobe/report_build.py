@@ -223,6 +223,7 @@ def _finding_out(finding: Finding) -> FindingOut:
 
 
 def _fuzz_notes(fuzz: FuzzRun, not_run: int) -> list[str]:
+    # Target strings in backticks, the lint convention, so renderers can show them as quotes.
     notes: list[str] = []
     if fuzz.deadline_hit:
         notes.append(f"The overall audit deadline stopped the fuzz run; {not_run} cases not run.")
@@ -230,12 +231,12 @@ def _fuzz_notes(fuzz: FuzzRun, not_run: int) -> list[str]:
         if not tool_cases.valid_constructible:
             why = f": {tool_cases.note}" if tool_cases.note else ""
             notes.append(
-                f"No valid arguments could be built for {tool_cases.tool}{why}; "
+                f"No valid arguments could be built for `{tool_cases.tool}`{why}; "
                 "its liveness is not measured."
             )
         if tool_cases.dropped:
-            dropped = "; ".join(f"{d.label} ({d.reason})" for d in tool_cases.dropped)
-            notes.append(f"Cases not sent for {tool_cases.tool}: {dropped}.")
+            dropped = "; ".join(f"`{d.label}` ({d.reason})" for d in tool_cases.dropped)
+            notes.append(f"Cases not sent for `{tool_cases.tool}`: {dropped}.")
     return notes
 
 

@@ -9,7 +9,7 @@ import pytest
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from mcprobe.escape import clean_text, code_span, md_cell, md_code, md_inline, md_text
+from mcprobe.escape import clean_text, code_span, md_cell, md_code, md_inline, md_prose, md_text
 
 PARSER = MarkdownIt("commonmark").enable("table").enable("strikethrough")
 
@@ -170,3 +170,26 @@ def test_whitespace_folds_across_chunk_boundaries_of_long_text() -> None:
 def test_megabyte_of_text_is_cut_to_the_limit() -> None:
     assert clean_text("word " * 200_000, limit=12) == ("word word wo", True)
     assert clean_text(" " * 1_000_000 + "x", limit=5) == ("x", False)
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_mcprobe_sentence_quoting_hostile_text_yields_only_text_and_code(text: str) -> None:
+    sentence = f"Tool `{text}` has no description"
+    children = inline_tokens("Prefix " + md_prose(sentence))
+    assert {t.type for t in children} <= {"text", "code_inline"}
+    in_cell = cell_tokens(md_prose(sentence, cell=True))
+    assert {t.type for t in in_cell} <= {"text", "code_inline"}
+
+
+def test_mcprobe_sentence_shows_backtick_quotes_as_code_and_keeps_spacing() -> None:
+    children = inline_tokens(md_prose("Tool `a|b` has *no* description"))
+    assert [(t.type, t.content) for t in children] == [
+        ("text", "Tool "),
+        ("code_inline", "a|b"),
+        ("text", " has *no* description"),
+    ]
+
+
+def test_mcprobe_sentence_in_a_cell_keeps_quoted_pipes_inside_the_cell() -> None:
+    children = cell_tokens(md_prose("Tool `a|b` is odd", cell=True))
+    assert shown(children) == "Tool a|b is odd"

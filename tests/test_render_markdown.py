@@ -17,6 +17,7 @@ import os
 import re
 import unicodedata
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -238,21 +239,37 @@ def test_every_fuzz_result_and_the_unknown_tool_probe_get_a_row() -> None:
     assert rows[-1].startswith("| `mcprobe_no_such_tool_7f3a` | `unknown_tool` |")
 
 
+def fix_lines(report: ConformanceReport) -> list[str]:
+    lines = render_markdown(report).splitlines()
+    return lines[lines.index("## Recommended fixes") + 2 :]
+
+
 def test_lint_fixes_are_grouped_by_code_errors_first_with_exact_places() -> None:
-    lines = render_markdown(build(flawed_audit())).splitlines()
-    fixes = lines[lines.index("## Recommended fixes") + 2 :]
-    assert fixes[0].startswith("1. **`tool.missing_description`** (error, 1 place)")
-    assert fixes[1] == (
-        "2. **`param.untyped`** (warning, 3 places): Give the parameter a type. Affects: "
-        "tool `greet` › param `name`; tool `divide` › param `a`; "
-        "tool `divide` › param `b` (Give 'b' the type number.)."
-    )
-    assert fixes[4].startswith("5. **`tool.no_annotations`** (info")
+    fixes = fix_lines(build(flawed_audit()))
+    assert fixes[:6] == [
+        "1. **`tool.missing_description`** (error, 1 place): Describe what the tool does.",
+        "   - tool `greet`",
+        "2. **`param.untyped`** (warning, 3 places)",
+        "   - tool `greet` › param `name`: Give the parameter a type.",
+        "   - tool `divide` › param `a`: Give the parameter a type.",
+        "   - tool `divide` › param `b`: Give 'b' the type number.",
+    ]
+    assert [line[:3] for line in fixes if line[0].isdigit()][2:5] == ["3. ", "4. ", "5. "]
+    assert fixes[-9].startswith("5. **`tool.no_annotations`** (info")
+
+
+def test_fix_places_nest_under_two_digit_item_numbers() -> None:
+    audit = flawed_audit()
+    many = tuple(replace(audit.findings[0], code=f"code.{n}", hint="Same hint.") for n in range(10))
+    fixes = fix_lines(build(replace(audit, findings=many, fuzz=None)))
+    assert fixes[-2:] == [
+        "10. **`code.9`** (warning, 1 place): Same hint.",
+        "    - tool `greet` › param `name`",
+    ]
 
 
 def test_behavioural_fixes_follow_lint_fixes_with_reproducing_arguments() -> None:
-    lines = render_markdown(build(flawed_audit())).splitlines()
-    fixes = lines[lines.index("## Recommended fixes") + 2 :]
+    fixes = [line for line in fix_lines(build(flawed_audit())) if line[0].isdigit()]
     assert fixes[5].startswith("6. `boom`: Keep the server alive")
     assert fixes[7] == (
         "8. `divide`: Validate arguments against the input schema and reject invalid ones with "
@@ -260,6 +277,14 @@ def test_behavioural_fixes_follow_lint_fixes_with_reproducing_arguments() -> Non
         '`{"a": "x", "b": 1}`.'
     )
     assert any("internal error (-32603)" in f and "`missing_required:b`" in f for f in fixes)
+
+
+def test_backtick_quoted_target_names_in_mcprobe_sentences_render_as_code() -> None:
+    lines = render_markdown(build(flawed_audit())).splitlines()
+    assert (
+        "- Note: Cases not sent for `set_mode`: `wrong_type:mode` (validated against schema)."
+        in lines
+    )
 
 
 def test_accepted_unknown_tool_call_gets_a_fix() -> None:
@@ -338,7 +363,8 @@ def test_hostile_text_injects_no_html_link_image_or_emphasis() -> None:
 
 
 MCPROBE_LINE_STARTS = re.compile(
-    r"^(# mcprobe conformance report$|## [A-Z]|_mcprobe |- |  - |\d+\. |\| |> Server says |"
+    r"^(# mcprobe conformance report$|## [A-Z]|_mcprobe |- |  - | {3,4}- |\d+\. |\| |"
+    r"> Server says |"
     r"⚠ Critical: |Fuzzed \d|Cases: \d|\d+ errors?, |$)"
 )
 

@@ -221,7 +221,7 @@ def test_unknown_tool_probe_is_kept_apart_from_the_fuzz_results() -> None:
 def test_notes_keep_caller_notes_then_add_dropped_cases_and_unbuildable_tools() -> None:
     notes = build(flawed_audit()).notes
     assert notes[0] == "stderr tail: boom exited with 1"
-    assert any("wrong_type:mode (validated against schema)" in n for n in notes)
+    assert "Cases not sent for `set_mode`: `wrong_type:mode` (validated against schema)." in notes
     assert any("opaque" in n and "unsatisfiable pattern" in n for n in notes)
 
 
