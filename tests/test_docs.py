@@ -1,11 +1,21 @@
-"""docs/checks.md documents every code, outcome and flag mcprobe can report."""
+"""docs/checks.md documents every code, outcome and flag mcprobe can report; every host snippet
+in docs/registration.md starts mcprobe as written."""
 
 from __future__ import annotations
 
 import ast
 import json
 import re
+import shlex
+import sys
 from pathlib import Path
+from typing import Any
+
+import anyio
+import jsonschema
+import mcp_types as types
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from mcprobe.lint import LINT_RULES
 from mcprobe.model import Outcome
@@ -13,6 +23,16 @@ from mcprobe.report_model import FuzzResultOut
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKS = ROOT / "docs" / "checks.md"
+REGISTRATION = ROOT / "docs" / "registration.md"
+PLACEHOLDER = "/path/to/mcprobe/.venv/bin/"
+PROBE_TOOLS = {
+    "probe_connect",
+    "probe_lint",
+    "probe_fuzz",
+    "probe_report",
+    "probe_list",
+    "probe_disconnect",
+}
 _CODE = re.compile(r"(tool|schema|param|server)\.[a-z][a-z_]*")
 _BEHAVIOUR = re.compile(r"behavior\.[a-z][a-z_]*")
 _FLAGS = ("silentlyAccepted", "emptySuccess", "outputSchemaViolation", "leak")
@@ -81,3 +101,76 @@ def test_json_examples_in_checks_parse() -> None:
     assert len(blocks) >= 8
     for block in blocks:
         json.loads(block)
+
+
+# --------------------------------------------------------------------------- registration.md
+
+
+def _real(arg: str) -> str:
+    """The snippet's placeholder path → this checkout's venv (what a reader substitutes)."""
+    return arg.replace(PLACEHOLDER, str(Path(sys.executable).parent) + "/")
+
+
+def _snippet_commands() -> dict[str, list[str]]:
+    """Every host snippet → the argv the host will start."""
+    text = REGISTRATION.read_text(encoding="utf-8")
+    found: dict[str, list[str]] = {}
+    for n, block in enumerate(re.findall(r"```json\n(.*?)```", text, re.S)):
+        entry = json.loads(block)["mcpServers"]["mcprobe"]
+        found[f"json#{n}"] = [entry["command"], *entry["args"]]
+    for block in re.findall(r"```bash\n(.*?)```", text, re.S):
+        line = block.replace("\\\n", " ").strip()
+        argv = shlex.split(line)
+        if argv[:3] == ["claude", "mcp", "add"]:
+            found[line] = argv[argv.index("--") + 1 :]
+        elif argv[:2] == ["npx", "@modelcontextprotocol/inspector"]:
+            rest = [a for a in argv[2:] if a != "--cli"]
+            found[line] = rest[: rest.index("--method")] if "--method" in rest else rest
+    return found
+
+
+def test_registration_covers_every_host() -> None:
+    snippets = _snippet_commands()
+    assert sum(label.startswith("json#") for label in snippets) == 2  # Claude Desktop, Cursor
+    assert any(label.startswith("claude mcp add mcprobe -- ") for label in snippets)
+    assert any("--cli" in label and "--method tools/list" in label for label in snippets)
+    assert all(argv and argv[0].startswith(PLACEHOLDER) for argv in snippets.values())
+
+
+def test_inspector_tool_call_snippet_sends_valid_probe_connect_arguments() -> None:
+    from mcprobe.server import TOOLS
+
+    (line,) = [c for c in _snippet_commands() if "--tool-name probe_connect" in c]
+    argv = shlex.split(line)
+    pairs = argv[argv.index("--tool-arg") + 1 :]
+    arguments: dict[str, Any] = {}
+    for pair in pairs:  # the Inspector parses a value as JSON when it can
+        key, value = pair.split("=", 1)
+        try:
+            arguments[key] = json.loads(value)
+        except json.JSONDecodeError:
+            arguments[key] = value
+    (connect,) = [t for t in TOOLS if t.name == "probe_connect"]
+    jsonschema.validate(arguments, connect.tool().input_schema)
+    assert arguments["args"] == ["-m", "demo_target"]
+
+
+@pytest.mark.anyio
+@pytest.mark.slow
+async def test_every_host_snippet_starts_mcprobe_and_lists_its_tools() -> None:
+    commands = {tuple(_real(a) for a in argv) for argv in _snippet_commands().values()}
+    for argv in sorted(commands):
+        # As a host does it: a fresh process, stdio, initialize, tools/list; the SDK client
+        # passes only a minimal environment, like a desktop app that has no shell around it.
+        params = StdioServerParameters(command=argv[0], args=list(argv[1:]))
+        with anyio.fail_after(60):
+            async with (
+                stdio_client(params) as (read, write),
+                ClientSession(
+                    read, write, client_info=types.Implementation(name="host", version="1")
+                ) as session,
+            ):
+                init = await session.initialize()
+                tools = {tool.name for tool in (await session.list_tools()).tools}
+        assert init.server_info.name == "mcprobe"
+        assert tools == PROBE_TOOLS
