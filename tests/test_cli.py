@@ -327,7 +327,7 @@ def test_progress_goes_to_a_terminal_stderr_only() -> None:
 # --------------------------------------------------------------------------- HTTP with secrets
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def http_demo_target() -> Iterator[str]:
     env = {**os.environ, "DEMO_TOKEN": "tok-very-secret-123"}
     proc = subprocess.Popen(
@@ -435,9 +435,17 @@ def test_demo_target_output_matches_the_golden_file(
 # --------------------------------------------------------------------------- serve
 
 
+def test_serve_dispatches_to_the_mcp_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    import mcprobe.server
+
+    calls: list[str] = []
+    monkeypatch.setattr(mcprobe.server, "main", lambda: calls.append("served"))
+    assert _run("serve") == (EXIT_OK, "", "")
+    assert calls == ["served"]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("argv", [[], ["serve"]])
-def test_no_arguments_or_serve_runs_the_stdio_mcp_server(argv: list[str]) -> None:
+def test_no_arguments_runs_the_stdio_mcp_server() -> None:
     initialize = {
         "jsonrpc": "2.0",
         "id": 1,
@@ -449,7 +457,7 @@ def test_no_arguments_or_serve_runs_the_stdio_mcp_server(argv: list[str]) -> Non
         },
     }
     done = subprocess.run(
-        [PY, "-m", "mcprobe.cli", *argv],
+        [PY, "-m", "mcprobe.cli"],
         input=json.dumps(initialize) + "\n",
         capture_output=True,
         text=True,
