@@ -7,6 +7,7 @@ MCP's default dialect is JSON Schema 2020-12; a schema that names another one wi
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -61,12 +62,18 @@ def schema_problems(schema: Any) -> tuple[SchemaProblem, ...]:
     cls = validator_class_for(schema)
     if cls is None:
         return (SchemaProblem(f"unknown $schema dialect {schema.get('$schema')!r}", "/$schema"),)
-    meta = cls(cls.META_SCHEMA)
-    problems = [
-        SchemaProblem(err.message, _pointer(err.absolute_path))
-        for err in sorted(meta.iter_errors(schema), key=lambda e: list(map(str, e.path)))
-    ]
+    # An ordered set, because meta-schemas report the same error several times. A schema that
+    # nests deeper than Python's recursion limit raises RecursionError: callers report it.
+    problems: dict[SchemaProblem, None] = {}
+    for err in sorted(_meta_validator(cls).iter_errors(schema), key=lambda e: str(e.path)):
+        problems.setdefault(SchemaProblem(err.message, _pointer(err.absolute_path)), None)
     return tuple(problems)
+
+
+@functools.cache
+def _meta_validator(cls: type[jsonschema.protocols.Validator]) -> jsonschema.protocols.Validator:
+    """One meta-schema validator per dialect: building one costs about 2 ms."""
+    return cls(cls.META_SCHEMA)
 
 
 def instance_errors(schema: Any, instance: Any) -> tuple[str, ...]:
