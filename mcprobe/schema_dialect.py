@@ -62,11 +62,13 @@ def schema_problems(schema: Any) -> tuple[SchemaProblem, ...]:
     cls = validator_class_for(schema)
     if cls is None:
         return (SchemaProblem(f"unknown $schema dialect {schema.get('$schema')!r}", "/$schema"),)
-    # An ordered set, because meta-schemas report the same error several times. A schema that
-    # nests deeper than Python's recursion limit raises RecursionError: callers report it.
+    # An ordered set, because meta-schemas report the same error several times.
     problems: dict[SchemaProblem, None] = {}
-    for err in sorted(_meta_validator(cls).iter_errors(schema), key=lambda e: str(e.path)):
-        problems.setdefault(SchemaProblem(err.message, _pointer(err.absolute_path)), None)
+    try:
+        for err in sorted(_meta_validator(cls).iter_errors(schema), key=lambda e: str(e.path)):
+            problems.setdefault(SchemaProblem(err.message, _pointer(err.absolute_path)), None)
+    except RecursionError:  # a hostile schema nested deeper than the interpreter can follow
+        return (SchemaProblem("the schema nests too deeply; it could not be checked", ""),)
     return tuple(problems)
 
 

@@ -33,3 +33,11 @@ def test_local_refs_resolve_and_remote_refs_are_never_fetched() -> None:
 def test_formats_are_asserted() -> None:
     assert not is_valid({"type": "string", "format": "date"}, "yesterday")
     assert is_valid({"type": "string", "format": "date"}, "2026-11-29")
+
+
+def test_a_schema_nested_beyond_the_recursion_limit_is_a_problem_not_a_crash() -> None:
+    schema: dict[str, object] = {"type": "object"}
+    for _ in range(5000):
+        schema = {"type": "object", "properties": {"a": schema}}
+    problems = schema_problems(schema)
+    assert [p.message for p in problems] == ["the schema nests too deeply; it could not be checked"]
