@@ -182,6 +182,12 @@ def _audit_parser(out: TextIO) -> _Parser:
     p.add_argument(
         "--connect-timeout", type=_positive_float, metavar="SECONDS", help="for the handshake"
     )
+    p.add_argument(
+        "--overall-timeout",
+        type=_positive_float,
+        metavar="SECONDS",
+        help="bound the whole audit, connect included (cases not sent in time become notRun)",
+    )
     p.add_argument("--concurrency", type=_positive_int, metavar="N", help="parallel fuzz calls")
     p.add_argument("--json", action="store_true", help="same as --format json")
     p.add_argument("--format", choices=FORMATS, help="report format (default md)")
@@ -231,6 +237,7 @@ class AuditInvocation:
     max_tools: int
     tools: tuple[str, ...] | None
     concurrency: int | None
+    overall_timeout: float | None
     output_format: str
     output: Path | None
     sarif_artifact: str | None
@@ -321,6 +328,7 @@ def parse_audit(argv: Sequence[str], out: TextIO) -> AuditInvocation:
         max_tools=ns.max_tools or DEFAULT_MAX_TOOLS,
         tools=tuple(ns.tools) if ns.tools else None,
         concurrency=ns.concurrency,
+        overall_timeout=ns.overall_timeout,
         output_format=output_format,
         output=output,
         sarif_artifact=ns.sarif_artifact,
@@ -386,7 +394,7 @@ def _audit(invocation: AuditInvocation, progress: _Progress | None) -> Conforman
             max_tools=invocation.max_tools,
             tools=invocation.tools,
             concurrency=invocation.concurrency,
-            overall_timeout=None,
+            overall_timeout=invocation.overall_timeout,
             progress=progress,
         )
 

@@ -131,6 +131,8 @@ def test_url_target_collects_headers_bearer_and_timeouts() -> None:
             "2.5",
             "--connect-timeout",
             "4",
+            "--overall-timeout",
+            "60",
             "https://example.test/mcp",
         ],
         io.StringIO(),
@@ -140,6 +142,7 @@ def test_url_target_collects_headers_bearer_and_timeouts() -> None:
     assert spec.headers == {"X-Api-Key": "k1", "X-Other": "v2"}
     assert spec.bearer == "tok"
     assert (spec.call_timeout, spec.connect_timeout) == (2.5, 4.0)
+    assert invocation.overall_timeout == 60.0
 
 
 def test_bearer_comes_from_the_environment_when_not_given(
