@@ -26,8 +26,9 @@ What each tool demonstrates (lint code / fuzz behaviour):
 =================  ==========================================================================
 
 An unknown tool name gets a JSON-RPC ``-32602`` error. With ``hazards=True`` two more
-read-only tools exist for tests of dying and hanging targets: ``explode`` (the process exits at
-once) and ``hang`` (never answers). All answers are deterministic: no clock, no randomness.
+read-only tools come first in the listing, for tests of hanging and dying targets: ``hang``
+(never answers) and ``explode`` (the process exits at once). All answers are deterministic:
+no clock, no randomness.
 """
 
 from __future__ import annotations
@@ -175,14 +176,14 @@ TOOLS: tuple[dict[str, Any], ...] = (
 
 HAZARD_TOOLS: tuple[dict[str, Any], ...] = (
     {
-        "name": "explode",
-        "description": "Exits the server process immediately (test hazard).",
+        "name": "hang",
+        "description": "Never answers (test hazard).",
         "inputSchema": {"type": "object", "properties": {}},
         "annotations": _READ_ONLY,
     },
     {
-        "name": "hang",
-        "description": "Never answers (test hazard).",
+        "name": "explode",
+        "description": "Exits the server process immediately (test hazard).",
         "inputSchema": {"type": "object", "properties": {}},
         "annotations": _READ_ONLY,
     },
@@ -280,7 +281,7 @@ _HANDLERS = {
 
 def build_server(*, hazards: bool = False) -> Server[Any]:
     """The demo target as a low-level ``Server``; ``hazards`` adds ``explode`` and ``hang``."""
-    tools = TOOLS + HAZARD_TOOLS if hazards else TOOLS
+    tools = HAZARD_TOOLS + TOOLS if hazards else TOOLS
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None

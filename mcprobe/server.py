@@ -166,6 +166,7 @@ async def probe_fuzz(
         max_tools=DEFAULT_MAX_TOOLS if args.max_tools is None else args.max_tools,
         fuzz_destructive=args.fuzz_destructive,
         include=tuple(args.tools) if args.tools is not None else None,
+        concurrency=args.concurrency,
     )
     report = await _audit(connection, fuzz=True, options=options, progress=progress)
     assert report.coverage is not None and report.fuzz_summary is not None
@@ -197,6 +198,7 @@ async def probe_report(
     options = AuditOptions(
         max_tools=DEFAULT_MAX_TOOLS if args.max_tools is None else args.max_tools,
         fuzz_destructive=args.fuzz_destructive,
+        concurrency=args.concurrency,
     )
     report = await _audit(connection, fuzz=args.fuzz, options=options, progress=progress)
     return ToolOutput(report, report.markdown or "", connection.spec.secret_values())
@@ -329,7 +331,7 @@ def spec_from_input(args: ConnectInput) -> TargetSpec:
         transport = "http"
     else:
         raise UsageError("give command (stdio target) or url (http/sse target)")
-    timeout = args.timeout_seconds or DEFAULT_CALL_TIMEOUT
+    call_timeout = args.timeout_seconds or DEFAULT_CALL_TIMEOUT
     if transport == "stdio":
         if args.command is None or not args.command.strip():
             raise UsageError("transport stdio needs a non-empty command")
@@ -341,8 +343,7 @@ def spec_from_input(args: ConnectInput) -> TargetSpec:
             args=tuple(args.args),
             env=dict(args.env),
             cwd=args.cwd,
-            connect_timeout=timeout,
-            call_timeout=timeout,
+            call_timeout=call_timeout,
         )
     if args.url is None:
         raise UsageError(f"transport {transport} needs a url")
@@ -354,8 +355,7 @@ def spec_from_input(args: ConnectInput) -> TargetSpec:
         url=args.url,
         headers=dict(args.headers),
         bearer=args.bearer,
-        connect_timeout=timeout,
-        call_timeout=timeout,
+        call_timeout=call_timeout,
     )
 
 

@@ -60,7 +60,8 @@ class ConnectInput(ToolInput):
         default=None,
         gt=0,
         le=600,
-        description="Handshake timeout and per-call timeout, in seconds (default 30).",
+        description="Per-call timeout for the target's tools, in seconds (default 30); the "
+        "handshake has its own 30 s limit.",
     )
 
 
@@ -81,6 +82,12 @@ class FuzzInput(ToolInput):
     tools: list[str] | None = Field(
         default=None, description="Only fuzz these tools (names as listed by the target)."
     )
+    concurrency: int = Field(
+        default=4,
+        ge=1,
+        le=16,
+        description="How many calls may be in flight at once (1 pins a crash to its case).",
+    )
 
 
 class ReportInput(ToolInput):
@@ -92,6 +99,12 @@ class ReportInput(ToolInput):
     fuzz_destructive: bool = Field(
         default=False,
         description="With fuzz: consent to call tools that may be destructive.",
+    )
+    concurrency: int = Field(
+        default=4,
+        ge=1,
+        le=16,
+        description="How many calls may be in flight at once (1 pins a crash to its case).",
     )
 
 
