@@ -18,9 +18,11 @@ import math
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Literal
 
 import anyio
+import anyio.abc
 import httpx2
 import mcp_types as types
 from mcp.shared._stream_protocols import ReadStream, WriteStream
@@ -480,17 +482,20 @@ async def _wire(
         yield read, write
 
 
-@asynccontextmanager
-async def _open_once(
+async def _own_connection(
     attempt: _Attempt,
+    close_requested: anyio.Event,
     *,
     deadline: float,
     call_deadline: float | None,
     page_cap: int,
     max_bytes: int,
-) -> AsyncIterator[TargetConnection]:
+    task_status: anyio.abc.TaskStatus[TargetConnection] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    """Enter the transport and session, handshake, hand the connection over, and hold it open
+    until ``close_requested``. Runs in its own task so a transport that crashes later only closes
+    the streams (calls then see TRANSPORT_LOST) instead of cancelling the caller's code."""
     connected = False
-    body_error: BaseException | None = None
     scope = anyio.CancelScope(deadline=deadline)
     try:
         with scope:
@@ -512,24 +517,58 @@ async def _open_once(
                 )
                 connected = True
                 scope.deadline = math.inf
-                try:
-                    yield connection
-                except BaseException as exc:
-                    body_error = exc
-                    raise
-    except BaseException as exc:
-        leaves = _leaves(exc)
-        if body_error is not None and (exc is body_error or body_error in leaves):
-            raise body_error from None
-        if any(not isinstance(leaf, Exception) for leaf in leaves):
-            raise
+                task_status.started(connection)
+                await close_requested.wait()
+    except Exception as exc:  # groups of plain exceptions too; cancellation passes through
         if connected:
-            # Teardown noise from a transport that was already finished with: not the caller's.
-            logger.debug("transport teardown raised %r", exc)
+            # The transport died while open: its streams are closed, so every later call reports
+            # TRANSPORT_LOST; nothing to raise into the caller's code.
+            logger.debug("transport of an open connection failed: %r", exc)
             return
-        raise attempt.translate(leaves) from None
+        raise attempt.translate(_leaves(exc)) from None
     if not connected:
         raise attempt.timed_out() if scope.cancelled_caught else attempt.fail("connect aborted")
+
+
+@asynccontextmanager
+async def _open_once(
+    attempt: _Attempt,
+    *,
+    deadline: float,
+    call_deadline: float | None,
+    page_cap: int,
+    max_bytes: int,
+) -> AsyncIterator[TargetConnection]:
+    close_requested = anyio.Event()
+    body_error: BaseException | None = None
+    try:
+        async with anyio.create_task_group() as tg:
+            connection: TargetConnection = await tg.start(
+                partial(
+                    _own_connection,
+                    attempt,
+                    close_requested,
+                    deadline=deadline,
+                    call_deadline=call_deadline,
+                    page_cap=page_cap,
+                    max_bytes=max_bytes,
+                )
+            )
+            try:
+                yield connection
+            except BaseException as exc:
+                body_error = exc
+                raise
+            finally:
+                close_requested.set()
+    except BaseExceptionGroup as group:
+        # Never let a group escape: re-raise the caller's own exception, or the single failure.
+        leaves = _leaves(group)
+        if body_error is not None and body_error in leaves:
+            raise body_error from None
+        if len(leaves) == 1:
+            raise leaves[0] from None
+        raise
 
 
 @asynccontextmanager

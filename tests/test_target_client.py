@@ -539,3 +539,31 @@ async def test_a_redirect_loop_is_a_clear_connect_error(transport: Literal["http
                     pass
     assert str(info.value).startswith(f"too many redirects from {base}/a")
     assert "redirect loop" in str(info.value)
+
+
+async def test_an_http_target_dying_mid_session_makes_calls_transport_lost() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    code = (
+        f"import sys; sys.path.insert(0, {str(RAWSERVER.parents[2])!r})\n"
+        "from tests.targets.sdk_server import build_server\n"
+        f"build_server().run('streamable-http', host='127.0.0.1', port={port})"
+    )
+    async with await anyio.open_process([PY, "-c", code]) as server:
+        with anyio.fail_after(20):
+            while True:
+                try:
+                    await (await anyio.connect_tcp("127.0.0.1", port)).aclose()
+                    break
+                except OSError:
+                    await anyio.sleep(0.05)
+            async with open_target(http_spec(f"http://127.0.0.1:{port}/mcp")) as target:
+                before = await target.call_tool("add", {"a": 1, "b": 1})
+                server.kill()
+                await server.wait()
+                after = await target.call_tool("add", {"a": 1, "b": 1})
+                alive = target.alive
+    assert before.kind is RawKind.RESULT
+    assert after.kind is RawKind.TRANSPORT_LOST
+    assert not alive
