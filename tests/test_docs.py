@@ -174,3 +174,33 @@ async def test_every_host_snippet_starts_mcprobe_and_lists_its_tools() -> None:
                 tools = {tool.name for tool in (await session.list_tools()).tools}
         assert init.server_info.name == "mcprobe"
         assert tools == PROBE_TOOLS
+
+
+# --------------------------------------------------------------------------- generated docs
+
+
+GENERATED = [
+    ROOT / "docs" / "agent-usage.md",
+    ROOT / "docs" / "transcripts" / "mcp-server-time.md",
+    ROOT / "docs" / "transcripts" / "server-everything.md",
+]
+PROBE_FLOW = ("probe_connect", "probe_report", "probe_disconnect")
+
+
+def test_generated_walkthroughs_use_the_current_tools_and_report_schema() -> None:
+    # Stale after a tool or report-shape change: regenerate with scripts/transcripts.
+    from mcprobe.report_model import SCHEMA_VERSION
+    from mcprobe.server import TOOLS
+
+    schemas = {tool.name: tool.tool().input_schema for tool in TOOLS}
+    for path in GENERATED:
+        text = path.read_text(encoding="utf-8")
+        assert f"report schema {SCHEMA_VERSION}" in text, path.name
+        calls = [json.loads(b) for b in re.findall(r"```json\n(.*?)```", text, re.S)]
+        sent = [c for c in calls if set(c) == {"name", "arguments"}]
+        assert sent and sent[0]["name"] == "probe_connect", path.name
+        for call in sent:
+            jsonschema.validate(call["arguments"], schemas[call["name"]])
+    usage = GENERATED[0].read_text(encoding="utf-8")
+    order = [usage.index(f'"name": "{tool}"') for tool in PROBE_FLOW]
+    assert order == sorted(order)
