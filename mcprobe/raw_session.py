@@ -39,6 +39,8 @@ __all__ = ["RawSession", "RequestFailed", "open_raw_session"]
 
 logger = logging.getLogger(__name__)
 
+_MAX_ANOMALIES = 1024
+
 
 class RequestFailed(Exception):
     """A raw request did not produce a result. ``kind`` is ``"timeout"``, ``"lost"`` (transport
@@ -167,14 +169,19 @@ class RawSession:
             self._bump(self._noise, exc.excerpt)
         elif isinstance(exc, InvalidReply):
             self._bump(self._invalid, exc.reason)
-            self._anomalies[exc.request_id] = RequestFailed("lost", exc.reason)
+            self._note_anomaly(exc.request_id, RequestFailed("lost", exc.reason))
         elif isinstance(exc, OversizeReply):
             self._note_oversize(exc.size, exc.limit)
             if exc.request_id is not None:
-                self._anomalies[exc.request_id] = RequestFailed("oversize", str(exc))
+                self._note_anomaly(exc.request_id, RequestFailed("oversize", str(exc)))
         else:
             # Transports other than ours report undecodable messages as plain exceptions.
             self._bump(self._invalid, f"{type(exc).__name__}: {exc}")
+
+    def _note_anomaly(self, request_id: RequestId, failure: RequestFailed) -> None:
+        # Bounded: a hostile target could name ids we never issued, forever.
+        if len(self._anomalies) < _MAX_ANOMALIES:
+            self._anomalies[request_id] = failure
 
     def _note_oversize(self, size: int, limit: int) -> None:
         self._bump(self._oversize, f"{size} bytes (cap {limit})")

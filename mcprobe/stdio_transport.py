@@ -9,7 +9,16 @@ rather than logged, and a faster close. So this module spawns the target itself 
 
 Close sequence (worst case about 2 s): close stdin, wait ``EOF_GRACE``; SIGTERM to the group,
 wait ``TERM_GRACE``; SIGKILL to the group. Whatever is still in the group after the leader is
-gone (grandchildren that stayed in the group) gets SIGKILL too.
+gone (grandchildren that stayed in the group) gets SIGKILL too. Measured (2 vCPU, loaded): a
+target that exits on EOF closes in ~0.1 s; an ``MCPServer`` target takes 0.5-1.8 s to exit on
+EOF by itself; a target that ignores EOF and SIGTERM, with a child, is gone in ~1.5-2.0 s.
+
+Line size: the SDK's reader re-joins its whole buffer on every 64 KiB chunk, so one 30 MB line
+took it 41.6 s and ~220 MB RSS to deliver (measured with ``send_raw_request`` over
+``stdio_client``). ``_LineSplitter`` scans only new bytes and stops buffering a line at
+``max_message_bytes`` (default 4 MiB): the rest of that line is skipped unread, the waiting call
+gets an "oversize" note instead of a result (same 30 MB line: 1.4 s, ~105 MB RSS, mostly the
+target writing it), and the session carries on.
 """
 
 from __future__ import annotations

@@ -171,6 +171,17 @@ async def test_unknown_server_info_fields_survive_in_the_snapshot() -> None:
             assert target.snapshot.resources_count is None  # not advertised
 
 
+async def test_an_initialize_result_breaking_the_schema_is_a_finding_not_a_failure() -> None:
+    with anyio.fail_after(10):
+        async with open_target(raw_spec("no_version")) as target:
+            snap = target.snapshot
+            call = await target.call_tool("echo", {})
+    assert (snap.name, snap.version) == ("raw", None)
+    assert [f.code for f in snap.listing_findings] == ["server.invalid_initialize"]
+    assert "serverInfo/version" in snap.listing_findings[0].message
+    assert call.kind is RawKind.RESULT
+
+
 # --------------------------------------------------------------------------- listing
 
 

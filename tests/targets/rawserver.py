@@ -17,6 +17,7 @@ Behaviours (argv words):
                   the same; write both pids to ``pidfile=PATH``
   stderr_flood    write 1 MiB to stderr at start (nobody must block on it)
   elicit_first    ask the client for elicitation/create before answering initialize
+  no_version      serverInfo without "version" (breaks the MCP schema; a raw client copes)
   leak_env_exit   write "token=$PROBE_VAR" to stderr and exit with code 4 at start
 Keys:
   pidfile=PATH    where ``ignore_term`` writes "<pid> <child pid>"
@@ -143,7 +144,11 @@ class RawServer:
             {
                 "protocolVersion": params.get("protocolVersion", "2025-11-25"),
                 "capabilities": {"tools": {}, "prompts": {}},
-                "serverInfo": {"name": "raw", "version": "1.0", "x-vendor": "kept"},
+                "serverInfo": (
+                    {"name": "raw", "x-vendor": "kept"}
+                    if "no_version" in self.flags
+                    else {"name": "raw", "version": "1.0", "x-vendor": "kept"}
+                ),
                 "instructions": "raw test server",
                 "clientSeen": params.get("clientInfo"),
             },
