@@ -1,6 +1,31 @@
 """The dialect helper validates schemas and instances in the schema's own dialect."""
 
-from mcprobe.schema_dialect import instance_errors, is_valid, schema_problems
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema.validators
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mcprobe import schema_dialect
+from mcprobe.schema_dialect import (
+    FLAT_2020_12_META_SCHEMA,
+    SchemaProblem,
+    instance_errors,
+    is_valid,
+    meta_problems,
+    meta_validator,
+    official_meta_validator,
+    schema_problems,
+)
+from tests.schema_corpus import CORPUS
+
+Draft202012 = jsonschema.validators.Draft202012Validator
 
 
 def test_a_valid_2020_12_schema_has_no_problems() -> None:
@@ -41,3 +66,214 @@ def test_a_schema_nested_beyond_the_recursion_limit_is_a_problem_not_a_crash() -
         schema = {"type": "object", "properties": {"a": schema}}
     problems = schema_problems(schema)
     assert [p.message for p in problems] == ["the schema nests too deeply; it could not be checked"]
+
+
+# --------------------------------------------------------------------------- the memo
+
+
+def test_a_repeated_schema_is_answered_from_the_memo_without_a_second_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[object] = []
+    real = schema_dialect._check
+
+    def counting(schema: Any) -> tuple[SchemaProblem, ...]:
+        calls.append(schema)
+        return real(schema)
+
+    monkeypatch.setattr(schema_dialect, "_check", counting)
+    schema = {"type": "object", "properties": {"memo_probe": {"type": "strin"}}}
+    first = schema_problems(schema)
+    second = schema_problems(json.loads(json.dumps(schema)))  # equal content, another object
+    assert first == second and len(first) == 1
+    assert len(calls) == 1
+
+
+def test_the_memo_tells_apart_schemas_that_differ_only_in_number_type_or_key_order() -> None:
+    # 1 and 1.0 and true are different JSON; the key is the exact JSON text.
+    assert schema_problems({"minLength": 1}) == ()
+    assert schema_problems({"minLength": True}) != ()
+    assert schema_problems({"minLength": 1.5}) != ()
+    assert schema_problems({"type": "strin", "minLength": 2}) == schema_problems(
+        {"minLength": 2, "type": "strin"}
+    )
+
+
+def test_a_schema_that_is_not_json_text_is_still_checked() -> None:
+    assert schema_problems({"minimum": float("nan"), "type": "strin"}) != ()
+
+
+# --------------------------------------------------------------------------- flat meta-schema
+
+
+def test_2020_12_schemas_are_checked_against_the_flattened_meta_schema() -> None:
+    assert meta_validator(Draft202012).schema is FLAT_2020_12_META_SCHEMA
+    draft7 = jsonschema.validators.Draft7Validator
+    assert meta_validator(draft7).schema is draft7.META_SCHEMA
+
+
+def test_the_flattened_meta_schema_has_no_dynamic_references_and_no_outside_references() -> None:
+    refs: list[str] = []
+    dynamic: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("$ref"), str):
+                refs.append(node["$ref"])
+            if isinstance(node.get("$dynamicRef"), str):
+                dynamic.append(node["$dynamicRef"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(FLAT_2020_12_META_SCHEMA["properties"])
+    assert refs and set(refs) == {"#"}
+    assert dynamic == []
+
+
+def _official(schema: Any) -> tuple[SchemaProblem, ...]:
+    return meta_problems(official_meta_validator(Draft202012), schema)
+
+
+def _flat(schema: Any) -> tuple[SchemaProblem, ...]:
+    return meta_problems(meta_validator(Draft202012), schema)
+
+
+def _assert_same_verdict(schema: Any) -> None:
+    official, flat = _official(schema), _flat(schema)
+    assert (official == ()) is (flat == ()), schema
+    assert {(p.pointer, p.message) for p in official} == {(p.pointer, p.message) for p in flat}
+    assert official == flat  # the same order, too
+
+
+def _literal_dicts(path: Path) -> list[Any]:
+    """Every dict literal in a test module that Python can evaluate on its own."""
+    found: list[Any] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Dict):
+            try:
+                found.append(ast.literal_eval(node))
+            except ValueError:
+                continue
+    return found
+
+
+_TESTS = Path(__file__).parent
+_FIXTURE_SCHEMAS = [
+    *(entry.tool.get("inputSchema") for entry in CORPUS),
+    *(entry.tool.get("outputSchema") for entry in CORPUS),
+    *_literal_dicts(_TESTS / "test_lint.py"),
+    *_literal_dicts(_TESTS / "test_cases.py"),
+    *_literal_dicts(_TESTS / "schema_corpus.py"),
+]
+
+
+def test_the_equivalence_fixtures_include_invalid_schemas_and_many_valid_ones() -> None:
+    verdicts = [_official(s) == () for s in _FIXTURE_SCHEMAS if isinstance(s, dict)]
+    assert verdicts.count(True) >= 100
+    assert verdicts.count(False) >= 10
+
+
+@pytest.mark.parametrize("schema", _FIXTURE_SCHEMAS)
+def test_flattened_and_official_meta_schemas_agree_on_every_fixture_schema(schema: Any) -> None:
+    _assert_same_verdict(schema)
+
+
+_SCHEMA_KEYWORDS = [
+    "$id",
+    "$schema",
+    "$ref",
+    "$anchor",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "$vocabulary",
+    "$comment",
+    "$defs",
+    "prefixItems",
+    "items",
+    "contains",
+    "additionalProperties",
+    "properties",
+    "patternProperties",
+    "dependentSchemas",
+    "propertyNames",
+    "if",
+    "then",
+    "else",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "type",
+    "const",
+    "enum",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "maxContains",
+    "minContains",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "dependentRequired",
+    "title",
+    "description",
+    "default",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "examples",
+    "format",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+    "definitions",
+    "dependencies",
+    "$recursiveAnchor",
+    "$recursiveRef",
+    "x-vendor",
+]
+_TYPE_NAMES = ["array", "boolean", "integer", "null", "number", "object", "string", "strin"]
+
+_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.sampled_from([0.5, -1.5, 2.0, 1e300]),
+    st.sampled_from(["", "a", "#", "#/$defs/x", "http://x/y", "^[a-z]+$", "(", *_TYPE_NAMES]),
+)
+
+
+def _schemas(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    value = st.one_of(
+        _scalars,
+        children,
+        st.lists(st.one_of(_scalars, children), max_size=3),
+        st.dictionaries(st.sampled_from(["a", "b", "$x", "c/d"]), children, max_size=3),
+        st.lists(st.sampled_from(_TYPE_NAMES), max_size=3),
+    )
+    return st.one_of(
+        st.booleans(),
+        st.dictionaries(st.sampled_from(_SCHEMA_KEYWORDS), value, max_size=5),
+    )
+
+
+_random_schemas = st.recursive(st.booleans() | _scalars, _schemas, max_leaves=12)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_random_schemas)
+def test_flattened_and_official_meta_schemas_agree_on_random_schemas(schema: Any) -> None:
+    _assert_same_verdict(schema)
