@@ -16,8 +16,11 @@ Rules, in the order they are applied to each tool:
 2. a second definition of a name already seen is skipped (``tools/call`` addresses tools by
    name, so it could not be called on its own);
 3. with ``include``, a tool not named there is skipped;
-4. without consent, a tool lacking a safety hint is skipped;
-5. the remaining tools are selected in listing order up to ``max_tools``; the rest are skipped.
+4. a tool whose definition says ``execution: {taskSupport: "required"}`` is skipped, consent or
+   not: MCP 2025-11-25 lets such a tool refuse a plain ``tools/call`` (it must be called as a
+   task), and mcprobe sends plain calls, so every case would measure the refusal, not the tool;
+5. without consent, a tool lacking a safety hint is skipped;
+6. the remaining tools are selected in listing order up to ``max_tools``; the rest are skipped.
 """
 
 from __future__ import annotations
@@ -27,12 +30,23 @@ from dataclasses import dataclass
 
 from mcprobe.model import JSON, SkippedTool
 
-__all__ = ["DEFAULT_MAX_TOOLS", "Selection", "safety_problem", "select_tools", "unknown_tool_name"]
+__all__ = [
+    "DEFAULT_MAX_TOOLS",
+    "Selection",
+    "requires_task",
+    "safety_problem",
+    "select_tools",
+    "unknown_tool_name",
+]
 
 DEFAULT_MAX_TOOLS = 50
 UNKNOWN_TOOL_BASE = "mcprobe_nonexistent_tool"
 
 _CONSENT = "pass fuzzDestructive: true (CLI --fuzz-destructive) to fuzz it anyway"
+TASK_REQUIRED = (
+    'requires task-augmented calls (execution.taskSupport: "required", MCP 2025-11-25 tasks); '
+    "mcprobe sends plain tools/call requests, which such a tool may refuse, so it is not fuzzed"
+)
 
 
 @dataclass(frozen=True)
@@ -47,6 +61,12 @@ class Selection:
     @property
     def selected_names(self) -> tuple[str, ...]:
         return tuple(str(tool["name"]) for tool in self.selected)
+
+
+def requires_task(tool: dict[str, JSON]) -> bool:
+    """Whether the definition declares ``execution.taskSupport`` exactly ``"required"``."""
+    execution = tool.get("execution")
+    return isinstance(execution, dict) and execution.get("taskSupport") == "required"
 
 
 def safety_problem(tool: dict[str, JSON]) -> str | None:
@@ -111,6 +131,9 @@ def select_tools(
         seen.add(name)
         if wanted_set is not None and name not in wanted_set:
             skipped.append(SkippedTool(name, "not in the requested tools"))
+            continue
+        if requires_task(tool):
+            skipped.append(SkippedTool(name, TASK_REQUIRED))
             continue
         if not fuzz_destructive:
             problem = safety_problem(tool)

@@ -168,3 +168,30 @@ def test_unknown_tool_name_avoids_existing_names() -> None:
     taken = ["mcprobe_nonexistent_tool", "mcprobe_nonexistent_tool_2"]
     assert unknown_tool_name(taken) == "mcprobe_nonexistent_tool_3"
     assert unknown_tool_name(iter(taken)) not in taken
+
+
+def test_tool_that_requires_tasks_is_skipped_even_with_consent_and_says_why() -> None:
+    needs_task = tool("research", READ_ONLY)
+    needs_task["execution"] = {"taskSupport": "required"}
+    sel = select_tools([needs_task, tool("b", READ_ONLY)], fuzz_destructive=True)
+    assert sel.selected_names == ("b",)
+    reason = reasons(sel)["research"]
+    assert 'taskSupport: "required"' in reason and "2025-11-25" in reason
+    assert "tools/call" in reason
+
+
+@pytest.mark.parametrize(
+    "execution", [{"taskSupport": "optional"}, {"taskSupport": "forbidden"}, {}, "required"]
+)
+def test_tool_that_merely_allows_tasks_is_fuzzed(execution: JSON) -> None:
+    definition = tool("a", READ_ONLY)
+    definition["execution"] = execution
+    assert select_tools([definition]).selected_names == ("a",)
+
+
+def test_task_only_tool_does_not_use_up_max_tools() -> None:
+    needs_task = tool("research", READ_ONLY)
+    needs_task["execution"] = {"taskSupport": "required"}
+    sel = select_tools([needs_task, tool("b", READ_ONLY)], max_tools=1)
+    assert sel.selected_names == ("b",)
+    assert "beyond" not in reasons(sel)["research"]
