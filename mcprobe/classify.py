@@ -27,8 +27,8 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from typing import Any
 
 from mcprobe.model import JSON, Case, CaseKind, CaseResult, Outcome, RawCall, RawKind
 from mcprobe.schema_dialect import instance_errors, schema_problems
@@ -146,6 +146,11 @@ _LEAK_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+# One pass that matches wherever any leak pattern matches: most error texts are clean, and one
+# search costs less than eleven. Which label applies is still decided in ``_LEAK_PATTERNS`` order.
+_ANY_LEAK = re.compile("|".join(f"(?:{pattern.pattern})" for _, pattern in _LEAK_PATTERNS))
+
+
 def leak_kind(text: str, sent: JSON = None) -> str | None:
     """What internal detail ``text`` leaks (e.g. "a Python traceback"), or None.
 
@@ -153,9 +158,11 @@ def leak_kind(text: str, sent: JSON = None) -> str | None:
     so an error that merely echoes our own input is not a leak.
     """
     scanned = text[:_SCAN_LIMIT]
-    for echoed in sorted(set(_strings(sent)), key=len, reverse=True):
-        if len(echoed) >= _MIN_ECHO:
-            scanned = scanned.replace(echoed, " ")
+    echoes = {s for s in _strings(sent) if len(s) >= _MIN_ECHO}
+    for echoed in sorted(echoes, key=len, reverse=True):
+        scanned = scanned.replace(echoed, " ")
+    if _ANY_LEAK.search(scanned) is None:
+        return None
     for label, pattern in _LEAK_PATTERNS:
         if pattern.search(scanned):
             return label
@@ -169,26 +176,45 @@ def excerpt(text: str, limit: int = MESSAGE_LIMIT) -> str:
     """``text`` with whitespace collapsed, control/format characters removed, at most ``limit``
     characters (an ellipsis marks a cut)."""
     collapsed = " ".join(text[: limit * 20].split())
-    cleaned = "".join(ch for ch in collapsed if unicodedata.category(ch)[0] != "C")
+    if collapsed.isascii() and collapsed.isprintable():  # no control characters to drop
+        cleaned = collapsed
+    else:
+        cleaned = "".join(ch for ch in collapsed if unicodedata.category(ch)[0] != "C")
     if len(cleaned) <= limit:
         return cleaned
     return cleaned[: limit - 1].rstrip() + "…"
 
 
-def _strings(value: JSON, depth: int = 0) -> Iterator[str]:
-    """Every string inside an untrusted JSON value (keys included), depth-bounded."""
-    if depth > _MAX_DEPTH:
-        return
+def _strings(value: JSON) -> list[str]:
+    """Every string inside an untrusted JSON value (keys included), depth-bounded, in document
+    order."""
+    found: list[str] = []
+    _collect_strings(value, 0, found)
+    return found
+
+
+def _collect_strings(value: JSON, depth: int, found: list[str]) -> None:
+    """Append the strings of ``value`` (at nesting ``depth``, at most ``_MAX_DEPTH``)."""
     if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
+        found.append(value)
+        return
+    deeper = depth + 1 <= _MAX_DEPTH
+    if isinstance(value, dict):
         for key, item in value.items():
             if isinstance(key, str):
-                yield key
-            yield from _strings(item, depth + 1)
-    elif isinstance(value, list | tuple):
+                found.append(key)
+            if not deeper:
+                continue
+            if isinstance(item, str):
+                found.append(item)
+            elif isinstance(item, dict | list | tuple):
+                _collect_strings(item, depth + 1, found)
+    elif isinstance(value, list | tuple) and deeper:
         for item in value:
-            yield from _strings(item, depth + 1)
+            if isinstance(item, str):
+                found.append(item)
+            elif isinstance(item, dict | list | tuple):
+                _collect_strings(item, depth + 1, found)
 
 
 @dataclass(frozen=True)
@@ -292,29 +318,34 @@ def classify_call(case: Case, raw: RawCall, tool: JSON) -> CaseResult:
     ``tool`` is the raw tool definition (read for its ``outputSchema``); ``raw`` is what the I/O
     layer observed. Never raises for anything the target sent.
     """
-    base = CaseResult(
+    if raw.kind is RawKind.NOT_RUN:
+        return _result(case, raw, Outcome.NOT_RUN, note=_note(raw.detail))
+    if raw.kind is RawKind.TIMEOUT:
+        detail = raw.detail or "no answer within the per-call timeout"
+        return _result(case, raw, Outcome.TIMEOUT, note=_note(detail))
+    if raw.kind is RawKind.TRANSPORT_LOST:
+        detail = raw.detail or "the transport closed or the reply was not valid JSON-RPC"
+        return _result(case, raw, Outcome.PROTOCOL_CRASH, note=_note(detail))
+    if raw.kind is RawKind.JSONRPC_ERROR:
+        return _classify_jsonrpc_error(case, raw)
+    return _classify_result(case, raw, tool)
+
+
+def _result(case: Case, raw: RawCall, outcome: Outcome, **found: Any) -> CaseResult:
+    """The case's result: what was sent, the outcome, and the flags and texts ``found``."""
+    return CaseResult(
         tool=case.tool,
         label=case.label,
         kind=case.kind,
         malformed=case.malformed,
         arguments=case.arguments,
-        outcome=Outcome.NOT_RUN,
+        outcome=outcome,
         latency_ms=raw.latency_ms,
+        **found,
     )
-    if raw.kind is RawKind.NOT_RUN:
-        return replace(base, note=_note(raw.detail))
-    if raw.kind is RawKind.TIMEOUT:
-        detail = raw.detail or "no answer within the per-call timeout"
-        return replace(base, outcome=Outcome.TIMEOUT, note=_note(detail))
-    if raw.kind is RawKind.TRANSPORT_LOST:
-        detail = raw.detail or "the transport closed or the reply was not valid JSON-RPC"
-        return replace(base, outcome=Outcome.PROTOCOL_CRASH, note=_note(detail))
-    if raw.kind is RawKind.JSONRPC_ERROR:
-        return _classify_jsonrpc_error(case, raw, base)
-    return _classify_result(case, raw, tool, base)
 
 
-def _classify_jsonrpc_error(case: Case, raw: RawCall, base: CaseResult) -> CaseResult:
+def _classify_jsonrpc_error(case: Case, raw: RawCall) -> CaseResult:
     message_text = raw.error_message if isinstance(raw.error_message, str) else ""
     error_text = "\n".join(part for part in (message_text, _rendered(raw.error_data)) if part)
     notes: list[str] = []
@@ -323,9 +354,10 @@ def _classify_jsonrpc_error(case: Case, raw: RawCall, base: CaseResult) -> CaseR
     leaked = leak_kind(error_text, case.arguments)
     if leaked:
         notes.append(f"the error text leaks {leaked}")
-    return replace(
-        base,
-        outcome=Outcome.PROTOCOL_ERROR,
+    return _result(
+        case,
+        raw,
+        Outcome.PROTOCOL_ERROR,
         error_code=raw.error_code,
         leak=leaked is not None,
         message=excerpt(error_text) or None,
@@ -333,16 +365,17 @@ def _classify_jsonrpc_error(case: Case, raw: RawCall, base: CaseResult) -> CaseR
     )
 
 
-def _classify_result(case: Case, raw: RawCall, tool: JSON, base: CaseResult) -> CaseResult:
+def _classify_result(case: Case, raw: RawCall, tool: JSON) -> CaseResult:
     content = _read_result(raw.result)
     notes = list(content.problems)
     if content.is_error:
         leaked = leak_kind(content.text, case.arguments)
         if leaked:
             notes.append(f"the error text leaks {leaked}")
-        return replace(
-            base,
-            outcome=Outcome.TOOL_ERROR,
+        return _result(
+            case,
+            raw,
+            Outcome.TOOL_ERROR,
             leak=leaked is not None,
             message=excerpt(content.text) or None,
             note=_note(*notes),
@@ -363,9 +396,10 @@ def _classify_result(case: Case, raw: RawCall, tool: JSON, base: CaseResult) -> 
         if schema_note:
             notes.append(schema_note)
     shown = content.text if content.text.strip() else _rendered_structured(content)
-    return replace(
-        base,
-        outcome=Outcome.OK,
+    return _result(
+        case,
+        raw,
+        Outcome.OK,
         silently_accepted=silently_accepted,
         empty_success=empty,
         output_schema_violation=violation,

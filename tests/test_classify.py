@@ -5,8 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from mcprobe.classify import classify_call, classify_unknown_tool_probe, excerpt, leak_kind
+from mcprobe.classify import (
+    _LEAK_PATTERNS,
+    _MAX_DEPTH,
+    _strings,
+    classify_call,
+    classify_unknown_tool_probe,
+    excerpt,
+    leak_kind,
+)
 from mcprobe.model import JSON, Case, CaseKind, Outcome, RawCall, RawKind
 
 VALID = Case("divide", CaseKind.VALID, "valid", {"a": 1, "b": 2}, malformed=False)
@@ -400,3 +410,59 @@ def test_excerpt_keeps_short_text_and_cuts_long_text() -> None:
     assert excerpt("  a \n b  ") == "a b"
     cut = excerpt("word " * 100, limit=20)
     assert len(cut) <= 20 and cut.endswith("…")
+
+
+# --------------------------------------------------------------------------- fast paths
+
+_LEAKY_PIECES = [
+    "Traceback (most recent call last)",
+    'File "/srv/app.py", line 3',
+    "abc/home/x",
+    "ValueError: bad",
+    "at a.B(C.java:1)",
+    "java.lang.IllegalStateException",
+    "C:\\Users",
+    "node_modules/x",
+    "app.js:1:2",
+    "bad",
+    "\u200b\x00é\t",
+]
+
+
+def _first_leak_label(text: str, sent: JSON) -> str | None:
+    """The reference: echoed strings removed, then the patterns tried one by one in order."""
+    for echoed in sorted({s for s in _strings(sent) if len(s) >= 4}, key=len, reverse=True):
+        text = text.replace(echoed, " ")
+    return next((label for label, p in _LEAK_PATTERNS if p.search(text)), None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(_LEAKY_PIECES) | st.text(max_size=8), max_size=4).map(" ".join),
+    st.lists(st.sampled_from(["zabc", "home", "/srv/app.py", "bad value", "x"]), max_size=3),
+)
+def test_leak_detection_names_the_first_pattern_that_matches_after_echo_removal(
+    text: str, sent: list[str]
+) -> None:
+    assert leak_kind(text, sent) == _first_leak_label(text, sent)
+
+
+def test_echo_removal_that_uncovers_a_path_still_counts_as_a_leak() -> None:
+    # "zabc" is ours; once it is removed, "/home/x" stands alone and is an absolute path.
+    assert leak_kind("zabc/home/x", ["zabc"]) == "an absolute file path"
+    assert leak_kind("zabc/home/x") is None
+
+
+def test_strings_are_collected_in_document_order_down_to_the_depth_limit() -> None:
+    nested: JSON = "deepest"
+    for level in range(_MAX_DEPTH + 5):
+        nested = {f"k{level}": [nested, f"v{level}"]}
+    found = _strings({"a": "1", "b": ["2", {"c": "3"}], "d": nested})
+    assert found[:6] == ["a", "1", "b", "2", "c", "3"]
+    assert "deepest" not in found
+    assert len(found) < 2 * (_MAX_DEPTH + 5)
+
+
+def test_excerpt_drops_control_characters_and_keeps_plain_ascii_as_is() -> None:
+    assert excerpt("plain  ascii\ttext") == "plain ascii text"
+    assert excerpt("a\x00b\x7fc\u200bd é") == "abcd é"
