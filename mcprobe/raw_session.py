@@ -25,21 +25,29 @@ import anyio
 import anyio.abc
 from mcp import MCPError
 from mcp.shared._stream_protocols import ReadStream, WriteStream
-from mcp.shared.dispatcher import CallOptions, DispatchContext
+from mcp.shared.dispatcher import CallOptions, DispatchContext, coerce_request_id
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from mcp.shared.message import SessionMessage
 from mcp.shared.transport_context import TransportContext
-from mcp_types import CONNECTION_CLOSED, METHOD_NOT_FOUND, RequestId
+from mcp_types import (
+    CONNECTION_CLOSED,
+    METHOD_NOT_FOUND,
+    JSONRPCError,
+    JSONRPCResponse,
+    RequestId,
+)
 
 from mcprobe.model import Finding, Location, Severity
 from mcprobe.target_spec import scrub
-from mcprobe.wire_events import InvalidReply, OversizeReply, StdoutNoise
+from mcprobe.wire_events import InvalidReply, NotificationsSeen, OversizeReply, StdoutNoise
 
 __all__ = ["RawSession", "RequestFailed", "open_raw_session"]
 
 logger = logging.getLogger(__name__)
 
 _MAX_ANOMALIES = 1024
+NOTIFICATION_FLOOD = 10_000
+"""More notifications than this in one session is a finding (nobody asked for them)."""
 
 
 class RequestFailed(Exception):
@@ -82,6 +90,13 @@ class RawSession:
         self._unexpected: dict[str, int] = {}
         self._invalid = _Count()
         self._oversize = _Count()
+        # Reply-id bookkeeping: which ids are awaiting an answer, which were answered, and the
+        # replies that matched neither (an id never issued, or a second answer to one id).
+        self._waiting: set[RequestId] = set()
+        self._answered: set[RequestId] = set()
+        self._unknown_id = _Count()
+        self._duplicate = _Count()
+        self._notifications: dict[str, int] = {}
         self.stream_closed = False
         self.protocol_version: str | None = None
         self.send_version_header = False
@@ -105,10 +120,12 @@ class RawSession:
         if self.send_version_header and self.protocol_version:
             opts["headers"] = {"mcp-protocol-version": self.protocol_version}
         result: dict[str, Any] | None = None
+        self._waiting.add(rid)
         with anyio.move_on_after(seconds if seconds is not None else float("inf")):
             try:
                 result = await self._dispatcher.send_raw_request(method, params, opts)
             except MCPError as exc:
+                self._waiting.discard(rid)
                 anomaly = self._anomalies.pop(rid, None)
                 if anomaly is not None:
                     raise anomaly from None
@@ -121,6 +138,7 @@ class RawSession:
                     message=scrub(str(exc.message), self._secrets),
                     data=exc.data,
                 ) from None
+        self._waiting.discard(rid)
         if result is None:
             if self.stream_closed:
                 raise RequestFailed("lost", "connection closed")
@@ -162,10 +180,18 @@ class RawSession:
     async def _on_notify(
         self, dctx: DispatchContext[TransportContext], method: str, params: Mapping[str, Any] | None
     ) -> None:
+        self._count_notifications({method[:100]: 1})
         await anyio.lowlevel.checkpoint()
 
+    def _count_notifications(self, counts: Mapping[str, int]) -> None:
+        for method, count in counts.items():
+            if method in self._notifications or len(self._notifications) < 50:
+                self._notifications[method] = self._notifications.get(method, 0) + count
+
     async def _on_stream_exception(self, exc: Exception) -> None:
-        if isinstance(exc, StdoutNoise):
+        if isinstance(exc, NotificationsSeen):
+            self._count_notifications(exc.counts)
+        elif isinstance(exc, StdoutNoise):
             self._bump(self._noise, exc.excerpt)
         elif isinstance(exc, InvalidReply):
             self._bump(self._invalid, exc.reason)
@@ -177,6 +203,22 @@ class RawSession:
         else:
             # Transports other than ours report undecodable messages as plain exceptions.
             self._bump(self._invalid, f"{type(exc).__name__}: {exc}")
+
+    def observe_reply(self, request_id: RequestId | None) -> None:
+        """Called for every reply on the wire before the dispatcher matches it: count the
+        replies that answer no request of ours (a wrong id, a second answer to one id), which
+        the dispatcher would drop without a word. Late answers to abandoned requests are fine."""
+        if request_id is None:
+            return
+        key = coerce_request_id(request_id)
+        if key in self._waiting:
+            self._waiting.discard(key)
+            if len(self._answered) < 100_000:
+                self._answered.add(key)
+        elif key in self._answered:
+            self._bump(self._duplicate, f"id {json.dumps(request_id)[:40]}")
+        elif not (isinstance(key, int) and 0 < key <= self._next_id):
+            self._bump(self._unknown_id, f"id {json.dumps(request_id)[:40]}")
 
     def _note_anomaly(self, request_id: RequestId, failure: RequestFailed) -> None:
         # Bounded: a hostile target could name ids we never issued, forever.
@@ -231,6 +273,44 @@ class RawSession:
                     "error {code, message}",
                 )
             )
+        if self._unknown_id.count:
+            out.append(
+                Finding(
+                    "server.unknown_reply_id",
+                    Severity.ERROR,
+                    f"the target sent {self._unknown_id.count} reply(ies) with an id mcprobe "
+                    f"never used (first: {self._unknown_id.first}); the request they were meant "
+                    "for could only time out",
+                    Location(),
+                    "echo the request's id exactly (same value and type) in its response",
+                )
+            )
+        if self._duplicate.count:
+            out.append(
+                Finding(
+                    "server.duplicate_reply",
+                    Severity.ERROR,
+                    f"the target answered {self._duplicate.count} request(s) more than once "
+                    f"(first: {self._duplicate.first}); the extra replies were ignored",
+                    Location(),
+                    "send exactly one response per request",
+                )
+            )
+        total = sum(self._notifications.values())
+        if total > NOTIFICATION_FLOOD:
+            top = sorted(self._notifications.items(), key=lambda item: (-item[1], item[0]))[:3]
+            methods = ", ".join(f"{scrub(m, self._secrets)!r}: {n}" for m, n in top)
+            out.append(
+                Finding(
+                    "server.notification_flood",
+                    Severity.WARNING,
+                    f"the target sent {total} notifications although mcprobe asked for none "
+                    f"({methods})",
+                    Location(),
+                    "send progress only for requests that carry a progressToken, and log "
+                    "messages only at the level the client set (logging/setLevel)",
+                )
+            )
         if self._oversize.count:
             out.append(
                 Finding(
@@ -255,6 +335,10 @@ async def _forward(
     try:
         async with sink:
             async for item in source:
+                if not isinstance(item, Exception) and isinstance(
+                    item.message, JSONRPCResponse | JSONRPCError
+                ):
+                    session.observe_reply(item.message.id)
                 await sink.send(item)
     except (anyio.ClosedResourceError, anyio.BrokenResourceError):
         pass

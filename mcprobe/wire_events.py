@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from mcp_types import RequestId
 
-__all__ = ["InvalidReply", "OversizeReply", "StdoutNoise", "WireEvent"]
+__all__ = ["InvalidReply", "NotificationsSeen", "OversizeReply", "StdoutNoise", "WireEvent"]
 
 
 class WireEvent(Exception):
@@ -43,3 +43,12 @@ class OversizeReply(WireEvent):
         self.request_id = request_id
         self.size = size
         self.limit = limit
+
+
+class NotificationsSeen(WireEvent):
+    """Notifications the transport counted and dropped (mcprobe acts on none of them), by
+    method. Reported in batches, so a flood of them costs a parse each and nothing more."""
+
+    def __init__(self, counts: dict[str, int]) -> None:
+        super().__init__(f"{sum(counts.values())} notification(s)")
+        self.counts = counts
