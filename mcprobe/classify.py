@@ -158,9 +158,10 @@ def leak_kind(text: str, sent: JSON = None) -> str | None:
     so an error that merely echoes our own input is not a leak.
     """
     scanned = text[:_SCAN_LIMIT]
-    echoes = {s for s in _strings(sent) if len(s) >= _MIN_ECHO}
-    for echoed in sorted(echoes, key=len, reverse=True):
-        scanned = scanned.replace(echoed, " ")
+    if len(scanned) >= _MIN_ECHO:  # else no string of ours is long enough to be removed
+        echoes = {s for s in _strings(sent) if len(s) >= _MIN_ECHO}
+        for echoed in sorted(echoes, key=len, reverse=True):
+            scanned = scanned.replace(echoed, " ")
     if _ANY_LEAK.search(scanned) is None:
         return None
     for label, pattern in _LEAK_PATTERNS:

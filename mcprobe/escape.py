@@ -60,9 +60,23 @@ def _visible_match(match: re.Match[str]) -> str:
     return _visible(match.group())
 
 
+# Printable ASCII words separated by single spaces: already exactly what ``clean_text`` makes.
+_CLEAN_LINE = re.compile(r"[\x21-\x7e]+(?: [\x21-\x7e]+)*")
+
+
 def clean_text(text: str, limit: int | None = None) -> tuple[str, bool]:
     """One line of visible text: hidden characters marked, whitespace folded, stripped, and cut
     to ``limit`` characters. Returns the text and whether it was truncated."""
+    short = limit is None or len(text) <= max(4096, 2 * limit)  # bounded work, as in ``_fold``
+    if short and _CLEAN_LINE.fullmatch(text):  # the common case: nothing to mark, fold or strip
+        if limit is not None and len(text) > limit:
+            return text[:limit].rstrip(), True
+        return text, False
+    return _fold(text, limit)
+
+
+def _fold(text: str, limit: int | None) -> tuple[str, bool]:
+    """``clean_text`` for text that needs work."""
     # Chunked so that a megabyte of target text costs about ``limit`` characters of work.
     step = len(text) if limit is None else max(4096, 2 * limit)
     folded = ""

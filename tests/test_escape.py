@@ -6,10 +6,21 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from mcprobe.escape import clean_text, code_span, md_cell, md_code, md_inline, md_prose, md_text
+from mcprobe.escape import (
+    _fold,
+    clean_text,
+    code_span,
+    md_cell,
+    md_code,
+    md_inline,
+    md_prose,
+    md_text,
+)
 
 PARSER = MarkdownIt("commonmark").enable("table").enable("strikethrough")
 
@@ -193,3 +204,14 @@ def test_mcprobe_sentence_shows_backtick_quotes_as_code_and_keeps_spacing() -> N
 def test_mcprobe_sentence_in_a_cell_keeps_quoted_pipes_inside_the_cell() -> None:
     children = cell_tokens(md_prose("Tool `a|b` is odd", cell=True))
     assert shown(children) == "Tool a|b is odd"
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from(list("ab ~!`|<&\t\n\x00é\u200b")), max_size=60),
+    st.none() | st.integers(0, 40),
+)
+def test_the_plain_ascii_fast_path_gives_what_the_full_cleaning_gives(
+    text: str, limit: int | None
+) -> None:
+    assert clean_text(text, limit) == _fold(text, limit)
