@@ -27,6 +27,8 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections import OrderedDict
+from collections.abc import Callable
 
 from mcprobe.model import JSON
 
@@ -97,8 +99,10 @@ def code_span(content: str) -> str:
     The fence is longer than the longest backtick run inside; a space pads each side when the
     content starts or ends with a backtick or a space (CommonMark strips exactly one each side).
     """
-    longest = max((len(run) for run in _BACKTICK_RUN.findall(content)), default=0)
-    fence = "`" * (longest + 1)
+    if "`" in content:
+        fence = "`" * (max(len(run) for run in _BACKTICK_RUN.findall(content)) + 1)
+    else:
+        fence = "`"
     if content[:1] in ("`", " ") or content[-1:] in ("`", " "):
         content = f" {content} "
     return f"{fence}{content}{fence}"
@@ -107,6 +111,10 @@ def code_span(content: str) -> str:
 def md_inline(text: str, limit: int = 200) -> str:
     """Untrusted text quoted as inline code, one line, at most ``limit`` characters (plus an
     ellipsis after the span when cut). Not for table cells: see ``md_cell``."""
+    return _remembered(_md_inline, text, limit)
+
+
+def _md_inline(text: str, limit: int) -> str:
     cleaned, cut = clean_text(text, limit)
     if not cleaned:
         return "(empty)"
@@ -116,6 +124,10 @@ def md_inline(text: str, limit: int = 200) -> str:
 def md_cell(text: str, limit: int = 80) -> str:
     """Like ``md_inline`` but safe inside a GFM table cell: each pipe becomes an escaped ``\\|``
     between code spans, so the row keeps its column count in every GFM parser."""
+    return _remembered(_md_cell, text, limit)
+
+
+def _md_cell(text: str, limit: int) -> str:
     cleaned, cut = clean_text(text, limit)
     if not cleaned:
         return "(empty)"
@@ -130,7 +142,13 @@ def md_text(text: str, limit: int = 500) -> str:
     return _escape_prose(cleaned) + (ELLIPSIS if cut else "")
 
 
+# Anything ``_escape_prose`` would change: inline punctuation, ``<`` and ``&``.
+_PROSE_SPECIAL = re.compile(r"[\\`*_~\[\]!|$<&]")
+
+
 def _escape_prose(cleaned: str) -> str:
+    if _PROSE_SPECIAL.search(cleaned) is None:
+        return cleaned
     escaped = _INLINE_PUNCTUATION.sub(r"\\\g<0>", _ENTITY_START.sub("&amp;", cleaned))
     return escaped.replace("<", "&lt;")
 
@@ -144,8 +162,19 @@ def md_prose(text: str, limit: int = 500, *, cell: bool = False) -> str:
     becomes a safe code span (``md_cell`` style when ``cell``), the rest is ``md_text``. A stray
     backtick (a target name containing one) only shifts what is shown as code; every piece is
     escaped either way. Never at the start of a line."""
+    return _remembered(_md_prose_cell if cell else _md_prose, text, limit)
+
+
+def _md_prose_cell(text: str, limit: int) -> str:
+    return _prose(text, limit, _cell_span)
+
+
+def _md_prose(text: str, limit: int) -> str:
+    return _prose(text, limit, code_span)
+
+
+def _prose(text: str, limit: int, quote: Callable[[str], str]) -> str:
     cleaned, cut = clean_text(text, limit)
-    quote = _cell_span if cell else code_span
     pieces: list[str] = []
     last = 0
     for match in _QUOTED.finditer(cleaned):
@@ -156,7 +185,28 @@ def md_prose(text: str, limit: int = 500, *, cell: bool = False) -> str:
     return "".join(pieces) + (ELLIPSIS if cut else "")
 
 
+# A report repeats the same short strings (tool names, case labels, notes) thousands of times;
+# the escapes are pure, so recent answers are remembered. Long texts are not kept.
+_MEMO_SIZE = 4096
+_MEMO_TEXT_LIMIT = 512
+_MEMO: OrderedDict[tuple[Callable[[str, int], str], str, int], str] = OrderedDict()
+
+
+def _remembered(escape: Callable[[str, int], str], text: str, limit: int) -> str:
+    if len(text) > _MEMO_TEXT_LIMIT:
+        return escape(text, limit)
+    key = (escape, text, limit)
+    known = _MEMO.get(key)
+    if known is None:
+        known = _MEMO[key] = escape(text, limit)
+        if len(_MEMO) > _MEMO_SIZE:
+            _MEMO.popitem(last=False)
+    return known
+
+
 def _cell_span(content: str) -> str:
+    if "|" not in content:
+        return code_span(content) if content else ""
     return "\\|".join(code_span(piece) if piece else "" for piece in content.split("|"))
 
 

@@ -215,3 +215,23 @@ def test_the_plain_ascii_fast_path_gives_what_the_full_cleaning_gives(
     text: str, limit: int | None
 ) -> None:
     assert clean_text(text, limit) == _fold(text, limit)
+
+
+def test_remembered_escapes_are_told_apart_by_mode_and_limit() -> None:
+    text = "Tool `a|b` is odd"
+    assert md_prose(text, cell=True) != md_prose(text)
+    assert md_prose(text, cell=True) == md_prose(text, cell=True)
+    assert md_cell("abcdef", 3) != md_cell("abcdef", 4)
+    assert md_cell("a|b") != md_inline("a|b")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab `*_~[]!|$<&#;\\")), max_size=30))
+def test_prose_without_special_characters_is_left_as_is_and_the_rest_is_escaped(
+    text: str,
+) -> None:
+    escaped = md_text(text, 1000)
+    cleaned = clean_text(text, 1000)[0]
+    if not any(ch in cleaned for ch in "\\`*_~[]!|$<&"):
+        assert escaped == cleaned
+    assert shown(inline_tokens(f"x {escaped}")) == f"x {cleaned}".rstrip()
