@@ -162,6 +162,9 @@ async def _run_case(
         state.deadline_hit = True
         return _not_run(case, tool, "not run: cut short by the overall audit deadline")
     result = classify_call(case, raw, tool)
+    if raw.kind is RawKind.RESULT and raw.detail:
+        # The I/O layer's word on a reply it could not keep (e.g. over the size cap).
+        result = replace(result, note=f"{result.note}; {raw.detail}" if result.note else raw.detail)
     died = raw.kind is RawKind.TRANSPORT_LOST or not target.alive
     if died:
         if state.crashed_by is None:

@@ -52,7 +52,13 @@ from mcprobe.server_models import (
     ReportInput,
     SeveritySummary,
 )
-from mcprobe.target_spec import DEFAULT_CALL_TIMEOUT, TargetSpec, Transport, scrub
+from mcprobe.target_spec import (
+    DEFAULT_CALL_TIMEOUT,
+    DEFAULT_CONNECT_TIMEOUT,
+    TargetSpec,
+    Transport,
+    scrub,
+)
 
 __all__ = ["INSTRUCTIONS", "TOOLS", "build_server", "main", "serve_stdio"]
 
@@ -332,6 +338,7 @@ def spec_from_input(args: ConnectInput) -> TargetSpec:
     else:
         raise UsageError("give command (stdio target) or url (http/sse target)")
     call_timeout = args.timeout_seconds or DEFAULT_CALL_TIMEOUT
+    connect_timeout = args.connect_timeout_seconds or DEFAULT_CONNECT_TIMEOUT
     if transport == "stdio":
         if args.command is None or not args.command.strip():
             raise UsageError("transport stdio needs a non-empty command")
@@ -344,6 +351,7 @@ def spec_from_input(args: ConnectInput) -> TargetSpec:
             env=dict(args.env),
             cwd=args.cwd,
             call_timeout=call_timeout,
+            connect_timeout=connect_timeout,
         )
     if args.url is None:
         raise UsageError(f"transport {transport} needs a url")
@@ -356,6 +364,7 @@ def spec_from_input(args: ConnectInput) -> TargetSpec:
         headers=dict(args.headers),
         bearer=args.bearer,
         call_timeout=call_timeout,
+        connect_timeout=connect_timeout,
     )
 
 

@@ -61,7 +61,14 @@ class ConnectInput(ToolInput):
         gt=0,
         le=600,
         description="Per-call timeout for the target's tools, in seconds (default 30); the "
-        "handshake has its own 30 s limit.",
+        "handshake has its own limit, connectTimeoutSeconds.",
+    )
+    connect_timeout_seconds: float | None = Field(
+        default=None,
+        gt=0,
+        le=600,
+        description="Limit for starting the target and completing the handshake and tool "
+        "listing, in seconds (default 30).",
     )
 
 

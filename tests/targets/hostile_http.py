@@ -1,0 +1,133 @@
+"""Misbehaving HTTP targets (raw ASGI apps, no SDK) and a helper to serve them on 127.0.0.1.
+
+- ``unauthorized``: 401 with a Bearer challenge on every request.
+- ``server_error``: 500 on every request.
+- ``redirect_loop``: ``/a`` redirects to ``/b`` and back, forever.
+- ``echo_secrets``: a minimal Streamable HTTP MCP server (JSON responses) that echoes the
+  ``Authorization`` and ``X-Api-Key`` headers it received in serverInfo, instructions, tool
+  descriptions, tool results and error texts.
+- ``silent_socket()``: a socket that listens (the kernel accepts) but never answers.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from typing import Any
+
+import anyio
+import uvicorn
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+
+async def _lifespan(receive: Receive, send: Send) -> None:
+    while (await receive())["type"] != "lifespan.shutdown":
+        await send({"type": "lifespan.startup.complete"})
+    await send({"type": "lifespan.shutdown.complete"})
+
+
+async def _respond(
+    send: Send, status: int, body: bytes = b"", headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    all_headers = [(b"content-length", str(len(body)).encode()), *(headers or [])]
+    await send({"type": "http.response.start", "status": status, "headers": all_headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def unauthorized(scope: Scope, receive: Receive, send: Send) -> None:
+    if scope["type"] == "lifespan":
+        await _lifespan(receive, send)
+        return
+    challenge = b'Bearer realm="mcp", error="invalid_token"'
+    await _respond(send, 401, headers=[(b"www-authenticate", challenge)])
+
+
+async def server_error(scope: Scope, receive: Receive, send: Send) -> None:
+    if scope["type"] == "lifespan":
+        await _lifespan(receive, send)
+        return
+    await _respond(send, 500, b"Internal Server Error", [(b"content-type", b"text/plain")])
+
+
+async def redirect_loop(scope: Scope, receive: Receive, send: Send) -> None:
+    if scope["type"] == "lifespan":
+        await _lifespan(receive, send)
+        return
+    other = b"/b" if scope["path"] == "/a" else b"/a"
+    await _respond(send, 307, headers=[(b"location", other)])
+
+
+async def echo_secrets(scope: Scope, receive: Receive, send: Send) -> None:
+    if scope["type"] == "lifespan":
+        await _lifespan(receive, send)
+        return
+    if scope["method"] != "POST":
+        await _respond(send, 405)
+        return
+    headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
+    heard = f"auth={headers.get('authorization')} key={headers.get('x-api-key')}"
+    body = b""
+    while True:
+        event = await receive()
+        body += event.get("body", b"")
+        if not event.get("more_body"):
+            break
+    message: dict[str, Any] = json.loads(body)
+    if "id" not in message:
+        await _respond(send, 202)
+        return
+    reply: dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"]}
+    method = message.get("method")
+    if method == "initialize":
+        reply["result"] = {
+            "protocolVersion": message["params"]["protocolVersion"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": f"echo {heard}", "version": heard},
+            "instructions": heard,
+        }
+    elif method == "tools/list":
+        reply["result"] = {
+            "tools": [
+                {
+                    "name": "whoami",
+                    "description": f"I heard {heard}",
+                    "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}},
+                    "annotations": {"readOnlyHint": True},
+                }
+            ]
+        }
+    elif method == "tools/call" and message["params"].get("arguments") == {}:
+        reply["result"] = {"content": [{"type": "text", "text": heard}]}
+    elif method == "tools/call":
+        reply["result"] = {"content": [{"type": "text", "text": heard}], "isError": True}
+    else:
+        reply["error"] = {"code": -32601, "message": f"no {method}; {heard}", "data": heard}
+    await _respond(send, 200, json.dumps(reply).encode(), [(b"content-type", b"application/json")])
+
+
+@asynccontextmanager
+async def serve(app: ASGIApp) -> AsyncIterator[str]:
+    """Serve ``app`` with uvicorn on a free 127.0.0.1 port; yield its base URL."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(server.serve, [sock])
+        try:
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            server.should_exit = True
+    sock.close()
+
+
+@contextmanager
+def silent_socket() -> Iterator[str]:
+    """A URL whose server accepts connections (kernel backlog) but never reads or answers."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(4)
+        yield f"http://127.0.0.1:{silent.getsockname()[1]}/mcp"

@@ -1,0 +1,382 @@
+"""The catalogue of deliberately misbehaving targets, each audited through the real pipeline.
+
+Every stdio entry runs ``audit_spec`` with fuzz on a ``tests/targets/rawserver.py`` target that
+misbehaves in one way, and asserts: the audit ends within the relevant timeout plus a generous
+constant (the machine is shared), the report or the ``ConnectFailed`` names the problem, the
+healthy tools of the same target are still audited, and no process the target started (pids it
+wrote to its pidfile, children included) survives. HTTP entries do the same against raw ASGI
+apps on 127.0.0.1. A representative subset then goes through mcprobe's own MCP server over real
+stdio, which must answer the next request afterwards.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+from mcprobe.audit import AuditOptions, audit_spec
+from mcprobe.errors import ConnectFailed
+from mcprobe.report_model import ConformanceReport, FuzzResultOut
+from mcprobe.target_spec import TargetSpec
+from tests.targets import RAWSERVER
+from tests.targets.hostile_http import (
+    redirect_loop,
+    serve,
+    server_error,
+    silent_socket,
+    unauthorized,
+)
+from tests.targets.processes import read_pids, survivors
+
+pytestmark = pytest.mark.anyio
+
+PY = sys.executable
+ROOT = Path(__file__).resolve().parent.parent
+CONNECT = 2.0
+CALL = 1.0
+SLACK = 5.0  # generous: a loaded 2-core machine; the point is "bounded", not "fast"
+
+Outcome = ConformanceReport | ConnectFailed
+
+
+def result(report: ConformanceReport, tool: str, case: str = "valid") -> FuzzResultOut:
+    return next(r for r in report.fuzz if (r.name, r.case) == (tool, case))
+
+
+def codes(report: ConformanceReport) -> set[str]:
+    return {f.code for f in report.findings}
+
+
+def report_of(outcome: Outcome) -> ConformanceReport:
+    assert isinstance(outcome, ConformanceReport), f"expected a report, got {outcome!r}"
+    return outcome
+
+
+def failure_of(outcome: Outcome) -> str:
+    assert isinstance(outcome, ConnectFailed), "expected ConnectFailed, got a report"
+    return str(outcome)
+
+
+def healthy_echo(report: ConformanceReport) -> None:
+    """The well-behaved ``echo`` tool of the same target was audited normally."""
+    assert result(report, "echo").outcome == "ok"
+    assert {r.outcome for r in report.fuzz if r.name == "echo"} == {"ok"}
+
+
+# --------------------------------------------------------------------------- the checks
+
+
+def never_answers_initialize(outcome: Outcome) -> None:
+    assert failure_of(outcome) == f"no answer to initialize within {CONNECT:.1f} s"
+
+
+def exits_at_start(outcome: Outcome) -> None:
+    message = failure_of(outcome)
+    assert message.startswith("target exited with code 3 before answering initialize")
+    assert "fatal: config file /etc/target.toml missing" in message
+
+
+def garbage_between_replies(outcome: Outcome) -> None:
+    report = report_of(outcome)
+    noise = next(f for f in report.findings if f.code == "server.stdout_noise")
+    assert "<<garbage between replies>>" in noise.message
+    healthy_echo(report)
+    assert result(report, "fail").outcome == "toolError"
+
+
+def dies_during_one_call(outcome: Outcome) -> None:
+    report = report_of(outcome)
+    assert report.crashed_by == "die valid"
+    assert result(report, "die").outcome == "protocolCrash"
+    assert "target exited with code 7" in (result(report, "die").note or "")
+    healthy_echo(report)  # audited before the death, never blamed for it
+    later = [r for r in report.fuzz if r.name == "fail"]
+    assert later and all(r.outcome == "notRun" for r in later)
+    assert all("target died after die valid" in (r.note or "") for r in later)
+    assert any("die" in line for line in report.critical)
+
+
+def never_answers_one_call(outcome: Outcome) -> None:
+    report = report_of(outcome)
+    hangs = [r for r in report.fuzz if r.name == "hang"]
+    assert hangs and all(r.outcome == "timeout" for r in hangs)
+    assert all(r.latency_ms < (CALL + SLACK) * 1000 for r in hangs)
+    healthy_echo(report)
+    assert result(report, "fail").outcome == "toolError"
+    assert any(line.startswith("hang: timed out") for line in report.critical)
+
+
+def huge_reply(outcome: Outcome) -> None:
+    report = report_of(outcome)
+    oversize = next(f for f in report.findings if f.code == "server.oversize_message")
+    assert "cap 4194304" in oversize.message
+    assert "exceeds the 4194304-byte cap" in (result(report, "huge").note or "")
+    healthy_echo(report)
+
+
+def stderr_flood(outcome: Outcome) -> None:
+    healthy_echo(report_of(outcome))
+
+
+def ignores_sigterm_with_a_child(outcome: Outcome) -> None:
+    healthy_echo(report_of(outcome))  # the orphan check is the point; see the test body
+
+
+def endless_cursor(outcome: Outcome) -> None:
+    report = report_of(outcome)
+    assert "server.pagination_cap" in codes(report)
+    assert report.coverage is not None and report.coverage.total_tools == 100
+
+
+def repeated_cursor(outcome: Outcome) -> None:
+    report = report_of(outcome)
+    loop = next(f for f in report.findings if f.code == "server.pagination_loop")
+    assert "already returned" in loop.message
+    healthy_echo(report)
+    assert result(report, "fail").outcome == "toolError"
+
+
+def one_malformed_tool(outcome: Outcome) -> None:
+    report = report_of(outcome)
+    assert report.coverage is not None and report.coverage.total_tools == 4
+    assert any(f.location.tool == "no_schema" for f in report.findings)
+    healthy_echo(report)
+    assert result(report, "fail").outcome == "toolError"
+
+
+def wrong_reply_ids(outcome: Outcome) -> None:
+    report = report_of(outcome)
+    finding = next(f for f in report.findings if f.code == "server.unknown_reply_id")
+    assert "never used" in finding.message
+    assert result(report, "wrong_id").outcome == "timeout"
+    healthy_echo(report)
+
+
+def duplicate_reply_ids(outcome: Outcome) -> None:
+    report = report_of(outcome)
+    assert "server.duplicate_reply" in codes(report)
+    assert result(report, "dup_id").message == "first"
+    healthy_echo(report)  # the stray second replies were not taken for echo's answers
+
+
+def notification_flood(outcome: Outcome) -> None:
+    report = report_of(outcome)
+    flood = next(f for f in report.findings if f.code == "server.notification_flood")
+    assert "sent 100000 notifications" in flood.message
+    assert result(report, "notify_flood").outcome == "ok"
+    healthy_echo(report)
+
+
+def server_requests_mid_call(outcome: Outcome) -> None:
+    report = report_of(outcome)
+    declined = [f.message for f in report.findings if f.code == "server.unexpected_request"]
+    for method in ("sampling/createMessage", "elicitation/create", "roots/list"):
+        assert any(repr(method) in message for message in declined), method
+    # Each was declined with "method not found" at once, and the call still completed.
+    assert result(report, "server_requests").message == "[-32601, -32601, -32601]"
+    healthy_echo(report)
+
+
+def unknown_tool_succeeds(outcome: Outcome) -> None:
+    report = report_of(outcome)
+    probe = report.unknown_tool_probe
+    assert probe is not None and probe.outcome == "ok" and probe.silently_accepted
+    assert any("does not exist succeeded" in line for line in report.critical)
+    healthy_echo(report)
+
+
+@dataclass(frozen=True)
+class Hostile:
+    """One misbehaving stdio target: rawserver argv words, the timeout that bounds it, and what
+    the audit must say about it."""
+
+    name: str
+    argv: tuple[str, ...]
+    limit: float
+    check: Callable[[Outcome], None]
+    concurrency: int = 4
+    max_tools: int = 50
+
+
+STDIO_CATALOGUE = [
+    Hostile(
+        "never_answers_initialize", ("silent", "ignore_term"), CONNECT, never_answers_initialize
+    ),
+    Hostile("exits_at_start", ("exit_at_start",), CONNECT, exits_at_start),
+    Hostile(
+        "garbage_between_replies", ("stdout_garbage", "tools=echo,fail"), 0, garbage_between_replies
+    ),
+    Hostile("dies_during_one_call", ("tools=echo,die,fail",), CALL, dies_during_one_call, 1),
+    Hostile("never_answers_one_call", ("tools=echo,hang,fail",), 4 * CALL, never_answers_one_call),
+    Hostile("huge_reply", ("tools=echo,huge", "huge_mb=20"), CALL, huge_reply),
+    Hostile("stderr_flood", ("stderr_flood", "tools=echo"), 0, stderr_flood),
+    Hostile(
+        "ignores_sigterm_with_a_child",
+        ("ignore_term", "tools=echo"),
+        2.5,  # the close sequence: stdin EOF grace + SIGTERM grace + SIGKILL
+        ignores_sigterm_with_a_child,
+    ),
+    Hostile("endless_cursor", ("cursor_endless",), 0, endless_cursor, max_tools=2),
+    Hostile("repeated_cursor", ("cursor_repeat",), 0, repeated_cursor),
+    Hostile("one_malformed_tool", ("malformed_tool", "tools=echo,fail"), 0, one_malformed_tool),
+    Hostile("wrong_reply_ids", ("tools=echo,wrong_id",), 4 * CALL, wrong_reply_ids),
+    Hostile("duplicate_reply_ids", ("tools=echo,dup_id",), 0, duplicate_reply_ids, 1),
+    Hostile("notification_flood", ("tools=echo,notify_flood",), CALL, notification_flood),
+    Hostile(
+        "server_requests_mid_call", ("tools=echo,server_requests",), 0, server_requests_mid_call
+    ),
+    Hostile("unknown_tool_succeeds", ("unknown_success", "tools=echo"), 0, unknown_tool_succeeds),
+]
+
+
+def hostile_spec(entry: Hostile, pidfile: Path, **kwargs: Any) -> TargetSpec:
+    return TargetSpec(
+        "stdio",
+        command=PY,
+        args=(str(RAWSERVER), *entry.argv, f"pidfile={pidfile}"),
+        connect_timeout=CONNECT,
+        call_timeout=CALL if entry.name != "notification_flood" else 3.0,
+        **kwargs,
+    )
+
+
+@pytest.mark.parametrize("entry", STDIO_CATALOGUE, ids=lambda entry: entry.name)
+async def test_a_hostile_stdio_target_is_audited_in_bounded_time_precisely_and_leaves_no_process(
+    entry: Hostile, tmp_path: Path
+) -> None:
+    pidfile = tmp_path / "pids"
+    options = AuditOptions(
+        fuzz_destructive=True, concurrency=entry.concurrency, max_tools=entry.max_tools
+    )
+    started = time.monotonic()
+    outcome: Outcome
+    with anyio.fail_after(entry.limit + 30):
+        try:
+            outcome = await audit_spec(hostile_spec(entry, pidfile), fuzz=True, options=options)
+        except ConnectFailed as failure:
+            outcome = failure
+    elapsed = time.monotonic() - started
+    # Connect + close of a well-behaved target alone is ~0.1-0.5 s; 2.5 s covers a target that
+    # must be killed; SLACK covers a loaded machine.
+    assert elapsed < entry.limit + 2.5 + SLACK, f"{entry.name} took {elapsed:.1f} s"
+    entry.check(outcome)
+    pids = read_pids(pidfile)
+    assert len(pids) == (2 if "ignore_term" in entry.argv else 1), pids  # leader (+ its child)
+    assert await survivors(pidfile) == [], f"{entry.name} left processes running"
+
+
+# --------------------------------------------------------------------------- HTTP
+
+
+@pytest.mark.parametrize(
+    ("app", "path", "expected"),
+    [
+        (unauthorized, "/mcp", "HTTP 401 Unauthorized from {url} (WWW-Authenticate: Bearer …): "),
+        (server_error, "/mcp", "HTTP 500 Internal Server Error from {url}"),
+        (redirect_loop, "/a", "too many redirects from {url}"),
+    ],
+    ids=["http_401", "http_500", "redirect_loop"],
+)
+async def test_a_hostile_http_target_fails_to_connect_with_the_status_named(
+    app: Any, path: str, expected: str
+) -> None:
+    with anyio.fail_after(CONNECT + 30):
+        async with serve(app) as base:
+            url = f"{base}{path}"
+            spec = TargetSpec("http", url=url, bearer="tok-abcdef123", connect_timeout=CONNECT)
+            started = time.monotonic()
+            with pytest.raises(ConnectFailed) as info:
+                await audit_spec(spec, fuzz=True)
+            elapsed = time.monotonic() - started
+    assert str(info.value).startswith(expected.format(url=url))
+    assert "tok-abcdef123" not in str(info.value)
+    assert elapsed < CONNECT + SLACK
+
+
+async def test_an_http_server_that_accepts_but_never_responds_fails_at_the_connect_timeout() -> (
+    None
+):
+    with silent_socket() as url:
+        spec = TargetSpec("http", url=url, connect_timeout=CONNECT)
+        started = time.monotonic()
+        with anyio.fail_after(CONNECT + 30), pytest.raises(ConnectFailed) as info:
+            await audit_spec(spec, fuzz=True)
+        elapsed = time.monotonic() - started
+    assert str(info.value) == f"no answer to initialize within {CONNECT:.1f} s"
+    assert elapsed < CONNECT + SLACK
+
+
+# --------------------------------------------------------------- through mcprobe's server
+
+
+MCPROBE = StdioServerParameters(command=PY, args=["-m", "mcprobe.server"], cwd=str(ROOT))
+
+
+async def _call(session: ClientSession, name: str, arguments: dict[str, Any]) -> tuple[bool, Any]:
+    result = await session.call_tool(name, arguments)
+    if result.is_error:
+        return True, "".join(getattr(block, "text", "") for block in result.content)
+    return False, result.structured_content
+
+
+SERVER_SUBSET = [
+    e
+    for e in STDIO_CATALOGUE
+    if e.name
+    in (
+        "never_answers_initialize",
+        "dies_during_one_call",
+        "never_answers_one_call",
+        "notification_flood",
+        "ignores_sigterm_with_a_child",
+    )
+]
+
+
+@pytest.mark.parametrize("entry", SERVER_SUBSET, ids=lambda entry: entry.name)
+async def test_mcprobe_server_survives_a_hostile_target_and_answers_the_next_request(
+    entry: Hostile, tmp_path: Path
+) -> None:
+    pidfile = tmp_path / "pids"
+    spec = hostile_spec(entry, pidfile)
+    connect = {
+        "command": spec.command,
+        "args": list(spec.args),
+        "timeoutSeconds": spec.call_timeout,
+        "connectTimeoutSeconds": CONNECT,
+    }
+    healthy = {"command": PY, "args": [str(RAWSERVER), "tools=echo"], "timeoutSeconds": 5}
+    with anyio.fail_after(entry.limit + 60):
+        async with stdio_client(MCPROBE) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            started = time.monotonic()
+            error, connected = await _call(session, "probe_connect", connect)
+            if not error:
+                error, report = await _call(
+                    session,
+                    "probe_report",
+                    {"fuzz": True, "fuzzDestructive": True, "concurrency": entry.concurrency},
+                )
+                assert not error, report
+                entry.check(ConformanceReport.model_validate(report))
+                error, closed = await _call(session, "probe_disconnect", {})
+                assert not error and closed["removed"] == ["c1"]
+            else:
+                entry.check(ConnectFailed(connected.removeprefix("probe_connect: ")))
+            elapsed = time.monotonic() - started
+            # mcprobe keeps serving: a new target connects and reports.
+            error, second = await _call(session, "probe_connect", healthy)
+            assert not error, second
+            error, report = await _call(session, "probe_report", {"fuzz": True})
+            assert not error and report["server"]["name"] == "raw"
+            await _call(session, "probe_disconnect", {"all": True})
+    assert elapsed < entry.limit + 2.5 + SLACK
+    assert await survivors(pidfile) == []
