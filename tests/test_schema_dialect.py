@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from mcprobe import schema_dialect
 from mcprobe.schema_dialect import (
     FLAT_2020_12_META_SCHEMA,
+    TIED_2020_12_META_SCHEMA,
     SchemaProblem,
     instance_errors,
     is_valid,
@@ -106,8 +107,24 @@ def test_a_schema_that_is_not_json_text_is_still_checked() -> None:
 # --------------------------------------------------------------------------- flat meta-schema
 
 
-def test_2020_12_schemas_are_checked_against_the_flattened_meta_schema() -> None:
-    assert meta_validator(Draft202012).schema is FLAT_2020_12_META_SCHEMA
+def test_2020_12_schemas_are_checked_against_the_flattened_meta_schema_tied_in_memory() -> None:
+    tied = meta_validator(Draft202012).schema
+    assert tied is TIED_2020_12_META_SCHEMA
+    assert tied["properties"]["items"] is tied  # `{"$ref": "#"}` became the root itself
+    seen: set[int] = set()
+    pending: list[Any] = [tied]
+    while pending:  # the graph is cyclic: walk each object once
+        node = pending.pop()
+        if id(node) in seen or not isinstance(node, dict | list):
+            continue
+        seen.add(id(node))
+        if isinstance(node, dict):
+            assert not isinstance(node.get("$ref"), str)  # no reference is left to look up
+            pending += node.values()
+        else:
+            pending += node
+    assert len(seen) > 50
+    assert set(tied["properties"]) == set(FLAT_2020_12_META_SCHEMA["properties"])
     draft7 = jsonschema.validators.Draft7Validator
     assert meta_validator(draft7).schema is draft7.META_SCHEMA
 
