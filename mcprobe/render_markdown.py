@@ -1,7 +1,8 @@
 """The Markdown report (SPEC §7), rendered from the pydantic ``ConformanceReport`` only.
 
 Pure and deterministic: the same report gives the same bytes. Sections, in order: header,
-coverage, critical callout, dimensions, findings, fuzz table, recommended fixes.
+coverage, critical callout, dimensions, findings, fuzz table, recommended fixes (what goes in
+that list, and how behaviour is grouped across tools, is decided by ``fix_plan``).
 
 Every string that came from the target, or from a report file, is escaped with ``mcprobe.escape``:
 quoted target text is inline code, mcprobe's sentences that embed it are backslash-escaped prose.
@@ -14,14 +15,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from mcprobe.escape import md_cell, md_code, md_inline, md_prose, md_text
+from mcprobe.fix_plan import BehaviourFix, plan_fixes
 from mcprobe.model import Outcome
-from mcprobe.report_build import (
-    critical_problems,
-    group_problems,
-    sort_findings,
-    unknown_tool_problem,
+from mcprobe.report_build import critical_problems, sort_findings, unknown_tool_problem
+from mcprobe.report_model import (
+    ConformanceReport,
+    DimensionOut,
+    FindingOut,
+    FuzzResultOut,
+    LocationOut,
 )
-from mcprobe.report_model import ConformanceReport, FindingOut, FuzzResultOut, LocationOut
 
 CLEAN = "Nothing to fix — this server passes every check."
 NO_CRITICAL = "✓ No critical behavioral issues"
@@ -30,6 +33,7 @@ CRITICAL = "⚠ Critical:"
 INSTRUCTIONS_LIMIT = 300
 NAME_LIMIT = 80
 MESSAGE_LIMIT = 300
+REASON_LIMIT = 600
 NOTE_LIMIT = 400
 CELL_NOTE_LIMIT = 100
 ARGUMENTS_LIMIT = 300
@@ -185,7 +189,7 @@ def _dimensions(report: ConformanceReport) -> list[str]:
     for d in report.dimensions:
         value = "not measured" if d.score is None else f"{_score(d.score)}/10"
         lines.append(f"- **{md_text(d.name, NAME_LIMIT)}: {value}**")
-        lines += [f"  - {md_prose(reason, MESSAGE_LIMIT)}" for reason in d.reasons]
+        lines += [f"  - {md_prose(reason, REASON_LIMIT)}" for reason in d.reasons]
     return lines
 
 
@@ -326,38 +330,140 @@ _BEHAVIOUR_FIXES: tuple[tuple[str, str], ...] = (
     ),
     ("emptySuccess", "Return usable content on success: non-blank text or structuredContent."),
     (
+        "rejectedValid",
+        "Declare `examples`, `enum`, `pattern` or `format` for the parameters so an agent can "
+        "build a call that works, or accept this call.",
+    ),
+    (
+        "internalErrorValid",
+        "Make the handler work for every input its schema allows, or narrow the schema to what "
+        "it accepts.",
+    ),
+    (
         "internalError",
         "Reject malformed input as invalid params (isError: true or -32602), not as "
         "an internal error (-32603).",
     ),
     ("leak", "Keep error messages short: no tracebacks, exception class names or file paths."),
 )
+TOOLS_IN_FIX = 20
+PROTOCOL_LEVEL = (
+    "it comes from the server's protocol layer (the `tools/call` dispatch of its SDK or "
+    "framework), not from each tool's code: fix it once there."
+)
 
 
-def _behaviour_fixes(report: ConformanceReport) -> list[str]:
-    fixes = dict(_BEHAVIOUR_FIXES)
-    items: list[str] = []
-    for key, tool, results in group_problems(report.fuzz, crashed_by=report.crashed_by):
-        repro = "; ".join(
-            f"{md_inline(r.case, NAME_LIMIT)} with {md_code(r.arguments, ARGUMENTS_LIMIT)}"
-            for r in results[:CASES_PER_FIX]
+def _tool_list(tools: tuple[str, ...]) -> str:
+    named = ", ".join(md_inline(t, NAME_LIMIT) for t in tools[:TOOLS_IN_FIX])
+    more = len(tools) - TOOLS_IN_FIX
+    return f"{named} and {more} more" if more > 0 else named
+
+
+def _answer(result: FuzzResultOut) -> str:
+    """How a call was answered, e.g. ``toolError: `text``` or ``protocolError -32602``."""
+    answer: str = result.outcome
+    if result.error_code is not None:
+        answer += f" {result.error_code}"
+    if result.message:
+        answer += f": {md_inline(result.message, CELL_NOTE_LIMIT)}"
+    return answer
+
+
+def _repro(results: tuple[FuzzResultOut, ...], tool: str | None = None) -> str:
+    prefix = f"{md_inline(tool, NAME_LIMIT)} " if tool is not None else ""
+    repro = "; ".join(
+        f"{prefix}{md_inline(r.case, NAME_LIMIT)} with {md_code(r.arguments, ARGUMENTS_LIMIT)}"
+        for r in results[:CASES_PER_FIX]
+    )
+    more = len(results) - CASES_PER_FIX
+    return repro + (f"; and {more} more in the JSON report" if more > 0 else "")
+
+
+def _rejected_valid(fix: BehaviourFix) -> str:
+    first = fix.results_of(fix.tools[0])[0]
+    call = md_code(first.arguments, ARGUMENTS_LIMIT)
+    advice = _BEHAVIOUR_FIXES_BY_KEY[fix.key]
+    if fix.key == "rejectedValid":
+        why = "The schema does not tell a client how to call it:"
+        if len(fix.tools) > 1:
+            why = "The schemas do not tell a client how to call them:"
+        what = "was rejected"
+    else:
+        why = "The handler failed on a call its schema allows:"
+        what = "got an internal error"
+    if len(fix.tools) == 1:
+        return (
+            f"{md_inline(fix.tools[0], NAME_LIMIT)}: {why} the minimal valid call {call} "
+            f"{what} ({_answer(first)}). {advice}"
         )
-        more = len(results) - CASES_PER_FIX
-        extra = f"; and {more} more in the JSON report" if more > 0 else ""
-        items.append(f"{md_inline(tool, NAME_LIMIT)}: {fixes[key]} Reproduce: {repro}{extra}.")
-    unknown = unknown_tool_problem(report.unknown_tool_probe)
-    if unknown is not None and report.unknown_tool_probe is not None:
-        probe = report.unknown_tool_probe
-        items.append(
-            f"Reject calls to unknown tools with JSON-RPC error -32602 or isError: true "
-            f"({unknown}). Reproduce: call {md_inline(probe.name, NAME_LIMIT)} with "
-            f"{md_code(probe.arguments, ARGUMENTS_LIMIT)}."
+    return (
+        f"{_tool_list(fix.tools)} ({len(fix.tools)} tools): {why} each minimal valid call "
+        f"{what} with the same answer ({_answer(first)}), e.g. "
+        f"{md_inline(fix.tools[0], NAME_LIMIT)} with {call}. {advice}"
+    )
+
+
+def _behaviour_item(fix: BehaviourFix) -> str:
+    if fix.key in ("rejectedValid", "internalErrorValid"):
+        text = _rejected_valid(fix)
+    elif len(fix.tools) == 1:
+        text = (
+            f"{md_inline(fix.tools[0], NAME_LIMIT)}: {_BEHAVIOUR_FIXES_BY_KEY[fix.key]} "
+            f"Reproduce: {_repro(fix.results)}."
         )
-    return items
+    else:
+        first = fix.tools[0]
+        others = len(fix.tools) - 1
+        text = (
+            f"{_tool_list(fix.tools)} ({len(fix.tools)} tools, the same behaviour): "
+            f"{_BEHAVIOUR_FIXES_BY_KEY[fix.key]} Reproduce: {_repro(fix.results_of(first), first)}"
+            f" (the other {_plural(others, 'tool answers', 'tools answer')} the same kind "
+            "of case the same way; every call is in the JSON report)."
+        )
+    if fix.protocol_level:
+        kinds = ", ".join(md_inline(k, NAME_LIMIT) for k in fix.kinds)
+        text += (
+            f" Protocol-level: every tool that was sent {kinds} answered it this way, so "
+            + md_prose(PROTOCOL_LEVEL)
+        )
+    return text
+
+
+_BEHAVIOUR_FIXES_BY_KEY = {key: md_prose(text) for key, text in _BEHAVIOUR_FIXES}
+
+
+def _metadata_item(fixes: tuple[str, ...]) -> list[str]:
+    head = f"**Server metadata** ({_plural(len(fixes), 'change', 'changes')})"
+    return [head, *(f"- {_sentence(fix)}" for fix in fixes)]
+
+
+def _uncovered_item(dimension: DimensionOut) -> list[str]:
+    score = "not measured" if dimension.score is None else f"{_score(dimension.score)}/10"
+    deductions = [r for r in dimension.reasons if r.startswith("−")] or dimension.reasons
+    head = (
+        f"**{md_text(dimension.name, NAME_LIMIT)}** ({score}): remove the deductions listed "
+        "under Dimensions"
+    )
+    return [head, *(f"- {md_prose(r, REASON_LIMIT)}" for r in deductions)]
 
 
 def _fixes(report: ConformanceReport, findings: list[FindingOut]) -> list[str]:
-    items = _lint_fixes(findings) + [[item] for item in _behaviour_fixes(report)]
+    plan = plan_fixes(report)
+    items = _lint_fixes(findings)
+    if plan.metadata:
+        items.append(_metadata_item(plan.metadata))
+    items += [[_behaviour_item(fix)] for fix in plan.behaviour]
+    if plan.unknown_tool is not None:
+        probe, why = plan.unknown_tool
+        items.append(
+            [
+                f"Reject calls to unknown tools with JSON-RPC error -32602 or isError: true "
+                f"({why}). Reproduce: call {md_inline(probe.name, NAME_LIMIT)} with "
+                f"{md_code(probe.arguments, ARGUMENTS_LIMIT)}."
+            ]
+        )
+    items += [[_sentence(fix)] for fix in plan.other]
+    items += [_uncovered_item(d) for d in plan.uncovered]
     lines = ["## Recommended fixes", ""]
     if not items:
         return [*lines, CLEAN]

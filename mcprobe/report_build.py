@@ -34,6 +34,7 @@ from mcprobe.report_model import (
 )
 
 _SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
+_REJECTIONS = (Outcome.TOOL_ERROR.value, Outcome.PROTOCOL_ERROR.value)
 
 
 @dataclass(frozen=True)
@@ -47,14 +48,17 @@ class CriticalProblem:
     cases: tuple[str, ...]
 
 
-# Order = priority: what takes a server down first, then what lies to the caller. The first five
-# are critical (SPEC §7 item 3); the last two only cost points and get a recommended fix.
+# Order = priority: what takes a server down first, then what lies to the caller, then what a
+# caller cannot work out. The first five are critical (SPEC §7 item 3); the rest only cost points
+# (or, for leaks, nothing) and get a recommended fix.
 PROBLEMS: tuple[tuple[str, str], ...] = (
     ("crash", "crashed the target (transport lost)"),
     ("timeout", "timed out"),
     ("silentlyAccepted", "silently accepts malformed input"),
     ("outputSchemaViolation", "violates its own outputSchema"),
     ("emptySuccess", "returns an empty success for valid input"),
+    ("rejectedValid", "rejects the minimal valid call built from its input schema"),
+    ("internalErrorValid", "fails with an internal error (-32603) on a valid call"),
     ("internalError", "answers malformed input with an internal error (-32603)"),
     ("leak", "leaks internals in error text"),
 )
@@ -104,6 +108,8 @@ def problem_keys(result: CaseResult | FuzzResultOut, crashed_by: str | None = No
         keys.append("outputSchemaViolation")
     if out.empty_success:
         keys.append("emptySuccess")
+    if not out.malformed and out.outcome in _REJECTIONS:
+        keys.append("internalErrorValid" if out.error_code == -32603 else "rejectedValid")
     if out.malformed and out.outcome == Outcome.PROTOCOL_ERROR.value and out.error_code == -32603:
         keys.append("internalError")
     if out.leak:

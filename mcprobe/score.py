@@ -21,11 +21,20 @@ Decisions where the spec is silent:
 - Liveness takes the p50 over valid calls that got an answer (``ok``/``toolError``/
   ``protocolError``): a timeout's or crash's latency measures the limit, not the server, and
   those calls already count as failures. The latency penalty is proportional, not stepped.
+- A valid call that the tool rejects (``toolError``, or a JSON-RPC error other than -32603) is
+  not a clean success (SPEC §6), but it is rarely a dead tool: mcprobe built the call from the
+  input schema alone and it validates, so the schema under-specifies what the tool accepts. Its
+  reason line says so and what to declare; an internal error (-32603) on a valid call says the
+  handler failed on input its schema allows.
+
+``deduction_fix`` maps each deduction line this module writes (``−N: why``) to the change that
+removes it, so the report's "Recommended fixes" can cover every deduction.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from collections import Counter
 from collections.abc import Sequence
@@ -44,6 +53,7 @@ from mcprobe.model import (
 __all__ = [
     "DIMENSION_NAMES",
     "SEVERITY_WEIGHTS",
+    "deduction_fix",
     "error_handling_dimension",
     "grade_for",
     "liveness_dimension",
@@ -272,10 +282,35 @@ def _clean(result: CaseResult) -> bool:
     )
 
 
+_REJECTED_VALID = "valid call rejected"
+_REJECTED_VALID_WHY = (
+    " — mcprobe built each call from the input schema alone and it validates, so the schema does"
+    " not tell a client how to call the tool: declare `examples`, `enum`, `pattern` or `format`"
+    " for its parameters, or accept such a call"
+)
+_INTERNAL_VALID = "internal error -32603 on a valid call"
+_INTERNAL_VALID_WHY = (
+    " — the handler failed on input its schema allows: fix the handler, or narrow the schema to"
+    " what it accepts"
+)
+
+
 def _liveness_failure(result: CaseResult) -> str:
     if result.outcome is Outcome.OK:
         return "empty success" if result.empty_success else "output-schema violation"
+    if result.outcome is Outcome.TOOL_ERROR:
+        return f"{_REJECTED_VALID} (toolError)"
+    if result.outcome is Outcome.PROTOCOL_ERROR:
+        if result.error_code == -32603:
+            return _INTERNAL_VALID
+        return f"{_REJECTED_VALID} (protocolError {result.error_code})"
     return str(result.outcome.value)
+
+
+def _liveness_why(kind: str) -> str:
+    if kind.startswith(_REJECTED_VALID):
+        return _REJECTED_VALID_WHY
+    return _INTERNAL_VALID_WHY if kind == _INTERNAL_VALID else ""
 
 
 _ANSWERED = (Outcome.OK, Outcome.TOOL_ERROR, Outcome.PROTOCOL_ERROR)
@@ -304,7 +339,10 @@ def liveness_dimension(fuzz: FuzzRun | None) -> Dimension:
         if not _clean(result):
             failures.setdefault(_liveness_failure(result), []).append(_case_name(result))
     for kind, names in sorted(failures.items()):
-        reasons.append(f"−{_fmt(each * len(names))}: {kind} ({len(names)}): {_names(names)}")
+        reasons.append(
+            f"−{_fmt(each * len(names))}: {kind} ({len(names)}): {_names(names)}"
+            + _liveness_why(kind)
+        )
     latencies = [r.latency_ms for r in sent if r.outcome in _ANSWERED]
     penalty = 0.0
     if latencies:
@@ -316,6 +354,74 @@ def liveness_dimension(fuzz: FuzzRun | None) -> Dimension:
                 f"{_fmt(LATENCY_BUDGET_MS)} ms (0.5 per 100 ms over)"
             )
     return _dimension("liveness", base - penalty, reasons)
+
+
+# --------------------------------------------------------------------------- fixes
+
+_DEDUCTION = re.compile(r"^−\d+(?:\.\d+)?: (?P<why>.+)$")
+_DEDUCTION_FIXES: tuple[tuple[str, re.Pattern[str], str], ...] = (
+    (
+        "metadata",
+        re.compile(r"no server `name` in serverInfo"),
+        "Set `serverInfo.name` in the initialize result to a stable identifier for the server.",
+    ),
+    (
+        "metadata",
+        re.compile(r"no server `version` in serverInfo"),
+        "Set `serverInfo.version` to the release you ship, so clients and bug reports can tell "
+        "versions apart.",
+    ),
+    (
+        "metadata",
+        re.compile(r"no human-readable `title` in serverInfo"),
+        "Add a human-readable `serverInfo.title` (hosts show it to people; MCP 2025-06-18 and "
+        "later).",
+    ),
+    (
+        "metadata",
+        re.compile(r"no `instructions` in initialize"),
+        "Send `instructions` in the initialize result: a few sentences on what the server is for "
+        f"and how its tools fit together (at least {MIN_INSTRUCTIONS} characters).",
+    ),
+    (
+        "metadata",
+        re.compile(r"`instructions` are only \d+ characters"),
+        f"Expand `instructions` to at least {MIN_INSTRUCTIONS} characters: what the server is for "
+        "and how its tools fit together.",
+    ),
+    (
+        "metadata",
+        re.compile(r"advertises the `(?P<cap>tools|prompts|resources)` capability but lists no"),
+        "Serve {cap}, or stop advertising the `{cap}` capability in the initialize result.",
+    ),
+    (
+        "metadata",
+        re.compile(r"lists \d+ tools without advertising the `tools` capability"),
+        "Advertise the `tools` capability in the initialize result.",
+    ),
+    (
+        "liveness",
+        re.compile(r"valid-call p50 latency (?P<ms>\d+(?:\.\d+)?) ms exceeds"),
+        "Answer valid calls faster: their p50 latency is {ms} ms, over the "
+        f"{_fmt(LATENCY_BUDGET_MS)} ms budget (−{_fmt(LATENCY_PENALTY_PER_100MS)} per 100 ms "
+        "over); move slow work off the call path, or cache it.",
+    ),
+)
+
+
+def deduction_fix(key: str, reason: str) -> str | None:
+    """The change that removes one deduction line this module wrote for dimension ``key``, or
+    None when ``reason`` is not such a line (not a deduction, or one whose fix comes from the
+    fuzz results or lint findings instead: Error Handling, Liveness failures, Schema Quality).
+    The text quotes names in single backticks (the lint convention)."""
+    match = _DEDUCTION.match(reason)
+    if match is None:
+        return None
+    for fix_key, pattern, fix in _DEDUCTION_FIXES:
+        found = pattern.search(match.group("why"))
+        if fix_key == key and found is not None:
+            return fix.format(**found.groupdict())
+    return None
 
 
 # --------------------------------------------------------------------------- overall

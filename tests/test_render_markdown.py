@@ -24,6 +24,7 @@ import pytest
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from mcprobe.model import Outcome
 from mcprobe.render_markdown import CLEAN, NO_CRITICAL, render_markdown
 from mcprobe.report_model import ConformanceReport, FuzzResultOut
 from tests.synthetic_audits import (
@@ -34,6 +35,14 @@ from tests.synthetic_audits import (
     died_audit,
     flawed_audit,
     hostile_audit,
+    result,
+)
+from tests.test_fix_plan import (
+    EVERYTHING_TOOLS,
+    audit,
+    everything_report,
+    server,
+    time_server_report,
 )
 from tests.test_report_build import build
 
@@ -255,17 +264,17 @@ def test_lint_fixes_are_grouped_by_code_errors_first_with_exact_places() -> None
         "   - tool `divide` › param `b`: Give 'b' the type number.",
     ]
     assert [line[:3] for line in fixes if line[0].isdigit()][2:5] == ["3. ", "4. ", "5. "]
-    assert fixes[-9].startswith("5. **`tool.no_annotations`** (info")
+    assert [line for line in fixes if line.startswith("5. ")] == [
+        "5. **`tool.no_annotations`** (info, 1 place): Declare readOnlyHint/destructiveHint."
+    ]
 
 
 def test_fix_places_nest_under_two_digit_item_numbers() -> None:
     audit = flawed_audit()
     many = tuple(replace(audit.findings[0], code=f"code.{n}", hint="Same hint.") for n in range(10))
     fixes = fix_lines(build(replace(audit, findings=many, fuzz=None)))
-    assert fixes[-2:] == [
-        "10. **`code.9`** (warning, 1 place): Same hint.",
-        "    - tool `greet` › param `name`",
-    ]
+    i = fixes.index("10. **`code.9`** (warning, 1 place): Same hint.")
+    assert fixes[i + 1] == "    - tool `greet` › param `name`"
 
 
 def test_behavioural_fixes_follow_lint_fixes_with_reproducing_arguments() -> None:
@@ -285,6 +294,77 @@ def test_backtick_quoted_target_names_in_mcprobe_sentences_render_as_code() -> N
         "- Note: Cases not sent for `set_mode`: `wrong_type:mode` (validated against schema)."
         in lines
     )
+
+
+def test_time_server_with_rejected_valid_calls_is_never_told_nothing_to_fix() -> None:
+    fixes = fix_lines(time_server_report())
+    assert CLEAN not in fixes
+    assert fixes[:5] == [
+        "1. **Server metadata** (4 changes)",
+        "   - Add a human-readable `serverInfo.title` (hosts show it to people; MCP 2025-06-18 "
+        "and later).",
+        "   - Send `instructions` in the initialize result: a few sentences on what the server is "
+        "for and how its tools fit together (at least 40 characters).",
+        "   - Serve prompts, or stop advertising the `prompts` capability in the initialize "
+        "result.",
+        "   - Serve resources, or stop advertising the `resources` capability in the initialize "
+        "result.",
+    ]
+    assert fixes[5] == (
+        "2. `get_current_time`: The schema does not tell a client how to call it: the minimal "
+        'valid call `{"timezone": "example"}` was rejected (toolError: `Invalid timezone: '
+        "'No time zone found with key example'`). Declare `examples`, `enum`, `pattern` or "
+        "`format` for the parameters so an agent can build a call that works, or accept this "
+        "call."
+    )
+    assert fixes[6].startswith("3. `convert_time`: The schema does not tell a client")
+
+
+def test_nothing_to_fix_appears_only_when_nothing_was_deducted() -> None:
+    clean = fix_lines(audit(server(["a"]), [result("a", "valid", Outcome.OK, {}, message="fine")]))
+    assert clean == [CLEAN]
+    slow = fix_lines(
+        audit(server(["a"]), [result("a", "valid", Outcome.OK, {}, message="x", latency_ms=900)])
+    )
+    assert slow == [
+        "1. Answer valid calls faster: their p50 latency is 900 ms, over the 200 ms budget "
+        "(−0.5 per 100 ms over); move slow work off the call path, or cache it."
+    ]
+
+
+def test_a_deduction_no_fix_explains_is_listed_with_its_reasons() -> None:
+    report = build(clean_audit())
+    odd = report.dimensions[0].model_copy(update={"score": 9.0, "reasons": ["−1: odd thing"]})
+    fixes = fix_lines(report.model_copy(update={"dimensions": [odd, *report.dimensions[1:]]}))
+    assert fixes == [
+        "1. **Metadata & Documentation** (9/10): remove the deductions listed under Dimensions",
+        "   - −1: odd thing",
+    ]
+
+
+def test_identical_internal_errors_across_tools_are_one_protocol_level_fix() -> None:
+    items = [line for line in fix_lines(everything_report()) if line[:1].isdigit()]
+    assert len(items) == 1
+    (item,) = items
+    tools = ", ".join(f"`{name}`" for name in EVERYTHING_TOOLS)
+    assert item.startswith(f"1. {tools} (13 tools, the same behaviour): Reject malformed input")
+    assert "Reproduce: `tool0` `non_object_arguments` with `[]` (the other 12 tools" in item
+    assert (
+        "Protocol-level: every tool that was sent `non_object_arguments` answered it this way, so "
+        "it comes from the server's protocol layer (the `tools/call` dispatch of its SDK or "
+        "framework), not from each tool's code: fix it once there."
+    ) in item
+
+
+def test_a_long_tool_list_in_one_fix_is_cut_with_a_count() -> None:
+    names = [f"t{n}" for n in range(25)]
+    results = [
+        result(n, "non_object_arguments", Outcome.PROTOCOL_ERROR, [], error_code=-32603)
+        for n in names
+    ]
+    (item,) = fix_lines(audit(server(names), results))
+    assert "`t19` and 5 more (25 tools, the same behaviour)" in item
+    assert "`t20`" not in item.split(" (25 tools")[0]
 
 
 def test_accepted_unknown_tool_call_gets_a_fix() -> None:

@@ -189,6 +189,20 @@ def test_internal_errors_and_leaks_are_problems_but_not_critical() -> None:
     assert critical_problems([internal]) == []
 
 
+def test_a_rejected_valid_call_is_a_problem_to_fix_but_not_critical() -> None:
+    rejected = result("t", "valid", Outcome.TOOL_ERROR, {"tz": "example"}, message="bad tz")
+    refused = result("t", "valid", Outcome.PROTOCOL_ERROR, {}, error_code=-32601)
+    broken = result("t", "valid", Outcome.PROTOCOL_ERROR, {}, error_code=-32603)
+    assert problem_keys(rejected) == ["rejectedValid"]
+    assert problem_keys(refused) == ["rejectedValid"]
+    assert problem_keys(broken) == ["internalErrorValid"]
+    assert critical_problems([rejected, refused, broken]) == []
+
+
+def test_a_rejected_malformed_call_is_no_problem() -> None:
+    assert problem_keys(result("t", "wrong_type:a", Outcome.TOOL_ERROR, {"a": 1})) == []
+
+
 def test_several_cases_of_one_tool_share_one_critical_line() -> None:
     results = [
         result("div", "wrong_type:a", Outcome.OK, {}, silently_accepted=True),

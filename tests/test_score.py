@@ -16,7 +16,7 @@ from mcprobe.model import (
     Severity,
     ToolCases,
 )
-from mcprobe.score import grade_for, round_half_up, score_server
+from mcprobe.score import deduction_fix, grade_for, round_half_up, score_server
 
 LONG_INSTRUCTIONS = "Call divide with two numbers; set_mode switches the rounding mode."
 
@@ -313,7 +313,77 @@ def test_output_schema_violations_and_empty_successes_are_not_clean() -> None:
     liveness = score_server(snapshot(4), [], fuzz).dimensions[3]
     assert liveness.score == 2.5
     assert "−2.5: output-schema violation (1): b valid" in liveness.reasons
-    assert "−2.5: toolError (1): d valid" in liveness.reasons
+    assert any(
+        r.startswith("−2.5: valid call rejected (toolError) (1): d valid") for r in liveness.reasons
+    )
+
+
+def test_rejected_valid_call_costs_liveness_and_says_why_and_what_to_declare() -> None:
+    fuzz = run(
+        [
+            case("a", "valid", Outcome.TOOL_ERROR),
+            case("b", "valid", Outcome.PROTOCOL_ERROR, error_code=-32602),
+            case("c", "valid", Outcome.OK),
+        ]
+    )
+    liveness = score_server(snapshot(3), [], fuzz).dimensions[3]
+    assert liveness.score == 3.3
+    rejected = [r for r in liveness.reasons if "valid call rejected" in r]
+    assert [r.split(" — ")[0] for r in rejected] == [
+        "−3.3333: valid call rejected (protocolError -32602) (1): b valid",
+        "−3.3333: valid call rejected (toolError) (1): a valid",
+    ]
+    for reason in rejected:
+        assert "validates" in reason and "the schema does not tell a client" in reason
+        assert "`examples`, `enum`, `pattern` or `format`" in reason
+
+
+def test_internal_error_on_a_valid_call_blames_the_handler_not_the_schema() -> None:
+    fuzz = run([case("a", "valid", Outcome.PROTOCOL_ERROR, error_code=-32603)])
+    (reason,) = score_server(snapshot(1), [], fuzz).dimensions[3].reasons[1:]
+    assert reason.startswith("−10: internal error -32603 on a valid call (1): a valid — ")
+    assert "fix the handler" in reason and "examples" not in reason
+
+
+def test_every_metadata_and_latency_deduction_maps_to_a_fix() -> None:
+    bare = snapshot(
+        0,
+        name=None,
+        version=None,
+        title=None,
+        instructions=None,
+        capabilities={"tools": {}, "prompts": {}, "resources": {}},
+        prompts_count=0,
+        resources_count=0,
+    )
+    short = snapshot(2, instructions="Hi.", capabilities={})
+    slow = run([case("t0", "valid", Outcome.OK, latency=450)])
+    dimensions = [
+        *score_server(bare, [], None).dimensions,
+        *score_server(short, [], slow).dimensions,
+    ]
+    deductions = [
+        (d.key, r)
+        for d in dimensions
+        if d.key in ("metadata", "liveness")
+        for r in d.reasons
+        if r.startswith("−")
+    ]
+    assert len(deductions) == 10
+    fixes = [deduction_fix(key, reason) for key, reason in deductions]
+    assert None not in fixes
+    assert "Serve prompts, or stop advertising the `prompts` capability" in " ".join(
+        map(str, fixes)
+    )
+    assert "p50 latency is 450 ms" in " ".join(map(str, fixes))
+
+
+def test_deduction_fix_knows_only_its_own_deduction_lines() -> None:
+    title = "−1: no human-readable `title` in serverInfo"
+    assert deduction_fix("metadata", title) is not None
+    assert deduction_fix("liveness", title) is None  # another dimension's line
+    assert deduction_fix("metadata", "no title") is None  # not a deduction line
+    assert deduction_fix("errorHandling", "−2: silently accepted (1): a wrong_type:x") is None
 
 
 @pytest.mark.parametrize(
