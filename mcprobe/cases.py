@@ -34,14 +34,18 @@ root schema, evaluated by the same validator at the literal place the root appli
   ``$id``/``id``, which would move the base URI). A nested change (``owner.login``) is judged
   the same way, on the whole ``arguments["owner"]``.
 - ``k`` was removed: the root's ``required`` keyword, evaluated alone on the arguments.
+- ``k`` is new and not among the root's ``properties`` (``extra_garbage``): the root's
+  ``additionalProperties`` keyword, run by the validator's own keyword function at the root
+  (which reads the sibling ``properties``/``patternProperties`` that decide what is extra).
 
 In every dialect from draft-04 on, an object schema is the conjunction of its keywords (draft-04
 to -07 ignore the siblings of a root ``$ref``, so the shortcut is off there when the root has
 one; draft-03 never takes it), so a conjunct that rejects proves the whole object invalid. When
 the conjunct accepts, nothing is proven and the whole object is validated as before. The
-``valid`` case is always fully validated, and so are ``extra_garbage``,
-``non_object_arguments`` and every case built on a best-effort (invalid) base. The corpus and
-property tests re-check every emitted case with a full validation.
+``valid`` case is always fully validated (once: the synthesizer's last check of the whole object
+against the root counts), and so are ``non_object_arguments`` and every case built on a
+best-effort (invalid) base. The corpus and property tests re-check every emitted case with a
+full validation.
 
 **No valid case.** When no valid object can be built, ``valid_constructible`` is False, the note
 says why, and malformed cases are still built on a best-effort base (the required properties
@@ -118,6 +122,7 @@ _FORMAT_CHECKER = jsonschema.FormatChecker()
 _OFFLINE_REGISTRY: Registry[Any] = Registry()
 
 _REMOVE: Any = object()  # marker: delete the key instead of setting it
+_NOTHING: Any = object()  # marker: no value yet
 
 ErrorKey = tuple[str, str, str]  # (instance path, schema path, message)
 
@@ -189,6 +194,7 @@ class _Checker:
         )
         required = self._root.get("required")
         self._required: JSON = {"required": required} if isinstance(required, list) else None
+        self._accepted_root: JSON = _NOTHING  # the last object ``accepts(root, ...)`` approved
 
     def conjunct_rejects(self, arguments: JSON, path: tuple[str, ...]) -> bool:
         """Whether one conjunct of the root schema provably rejects ``arguments``, which differ
@@ -201,11 +207,31 @@ class _Checker:
             return self._required is not None and self._rejects(self._required, arguments)
         props = self._root.get("properties")
         if not isinstance(props, dict) or head not in props:
-            return False
+            return self._additional_rejects(arguments)
         sub = props[head]
         if isinstance(sub, dict) and ("$id" in sub or "id" in sub):
             return False  # the subschema moves the base URI: not the root's resolver any more
         return self._rejects(sub, arguments[head])
+
+    def _additional_rejects(self, arguments: dict[str, JSON]) -> bool:
+        """The root's ``additionalProperties`` keyword, applied by the validator's own keyword
+        function at the root (it reads ``properties``/``patternProperties`` beside it)."""
+        if "additionalProperties" not in self._root:
+            return False
+        keyword = self.validator.VALIDATORS.get("additionalProperties")
+        if keyword is None:
+            return False
+        try:
+            errors = keyword(
+                self.validator, self._root["additionalProperties"], arguments, self._root
+            )
+            return next(iter(errors or ()), None) is not None
+        except Exception:  # not proven: the caller validates the whole object
+            return False
+
+    def validated(self, value: JSON) -> bool:
+        """Whether this very object was just accepted by a full validation against the root."""
+        return value is self._accepted_root
 
     def _rejects(self, schema: JSON, value: JSON) -> bool:
         try:
@@ -245,9 +271,12 @@ class _Checker:
 
     def accepts(self, schema: JSON, value: JSON) -> bool:
         try:
-            return bool(self._evolved(schema).is_valid(value))
+            accepted = bool(self._evolved(schema).is_valid(value))
         except Exception:
             return False
+        if accepted and schema is self._root:
+            self._accepted_root = value
+        return accepted
 
 
 def _first_message(errors: frozenset[ErrorKey] | None) -> str:
@@ -294,7 +323,13 @@ class _Builder:
                 self._drop("extra_garbage", "the schema itself declares the garbage key")
             else:
                 garbage = {**base, EXTRA_GARBAGE_KEY: "mcprobe"}
-                self._emit(CaseKind.EXTRA_GARBAGE, "extra_garbage", garbage, base_errors)
+                self._emit(
+                    CaseKind.EXTRA_GARBAGE,
+                    "extra_garbage",
+                    garbage,
+                    base_errors,
+                    (EXTRA_GARBAGE_KEY,),
+                )
         if self._root_types() == frozenset({"object"}):
             self._emit(CaseKind.NON_OBJECT_ARGUMENTS, "non_object_arguments", [], base_errors)
         return self._finish(valid is not None)
@@ -311,7 +346,9 @@ class _Builder:
         except Unsatisfiable as exc:
             self.notes.append(f"no valid arguments could be built: {exc}")
             return None
-        errors = self.checker.errors(value)
+        # The synthesizer returns only values the root schema accepted (``accepts`` is a full
+        # validation with the same validator); anything else is validated here.
+        errors = frozenset() if self.checker.validated(value) else self.checker.errors(value)
         if errors or not isinstance(value, dict):
             self.notes.append(
                 f"no valid arguments could be built: the candidate fails validation "

@@ -85,8 +85,9 @@ def test_most_malformed_cases_are_proven_without_validating_the_whole_object(
     assert {"missing_required:query", "wrong_type:owner.login", "missing_required:owner.login"} <= {
         c.label for c in malformed
     }
-    # valid (once, in full), extra_garbage; non_object_arguments is `[]`
-    assert len(full) <= 3
+    # only non_object_arguments (`[]`) is validated whole; `valid` was, by the synthesizer
+    assert len(full) <= 1
+    assert "extra_garbage" in {c.label for c in malformed}
     _assert_labels_hold(OWNER_SCHEMA, result)
 
 
@@ -190,3 +191,37 @@ def test_generated_schemas_with_refs_and_root_conjuncts_keep_every_label(
     for case in result.cases:
         assert is_valid(schema, case.arguments) is not case.malformed, case.label
         assert case.malformed is (case.kind is not CaseKind.VALID)
+
+
+def test_the_valid_case_is_validated_in_full_exactly_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    roots: list[Any] = []
+    real = cases_module._Checker.accepts
+
+    def spy(self: Any, schema: Any, value: Any) -> bool:
+        if schema is OWNER_SCHEMA:
+            roots.append(value)
+        return real(self, schema, value)
+
+    monkeypatch.setattr(cases_module._Checker, "accepts", spy)
+    full = _count_full_validations(monkeypatch)
+    result = generate_cases({"name": "search", "inputSchema": OWNER_SCHEMA})
+    valid = result.cases[0]
+    assert valid.label == "valid"
+    assert roots[-1] == valid.arguments  # the synthesizer's full check of the whole object
+    assert valid.arguments not in full  # ... and no second one
+
+
+def test_extra_keys_that_a_pattern_property_allows_are_judged_in_full() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"a": {"type": "integer"}},
+        "patternProperties": {"^__": {"type": "string"}},
+        "required": ["a"],
+        "additionalProperties": False,
+    }
+    result = generate_cases({"name": "t", "inputSchema": schema})
+    assert "extra_garbage" not in {c.label for c in result.cases}  # `__mcprobe...` is allowed
+    _assert_labels_hold(schema, result)
+    checker = cases_module._Checker(jsonschema.validators.Draft202012Validator(schema))
+    assert not checker.conjunct_rejects({"a": 1, "__x": "y"}, ("__x",))
+    assert checker.conjunct_rejects({"a": 1, "zz": "y"}, ("zz",))
