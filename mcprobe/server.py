@@ -99,11 +99,14 @@ class ToolDef:
     run: ToolFunction
 
     def tool(self) -> types.Tool:
+        input_schema = self.input_model.model_json_schema(by_alias=True)
+        # Every argument of every tool is optional; say so explicitly rather than by omission.
+        input_schema.setdefault("required", [])
         return types.Tool(
             name=self.name,
             title=self.title,
             description=self.description,
-            input_schema=self.input_model.model_json_schema(by_alias=True),
+            input_schema=input_schema,
             output_schema=self.output_model.model_json_schema(by_alias=True, mode="serialization"),
             annotations=self.annotations,
         )
@@ -502,6 +505,11 @@ def build_server() -> Server[ConnectionRegistry]:
     async def list_tools(
         ctx: ServerRequestContext[ConnectionRegistry], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        if params is not None and params.cursor is not None:
+            # Every tool fits on one page, so no cursor was ever issued: any cursor is invalid.
+            raise MCPError(
+                types.INVALID_PARAMS, "invalid cursor: mcprobe lists its tools on one page"
+            )
         return types.ListToolsResult(tools=[tool.tool() for tool in TOOLS])
 
     async def on_call_tool(
