@@ -1,7 +1,9 @@
 """Synthesize a minimal JSON value that satisfies a JSON Schema (the building block of ``valid``).
 
 Order of sources for every (sub)schema, per SPEC §5: ``default`` → ``const`` → ``examples[0]``
-→ ``enum`` (first value that validates) → a value built from the type and its constraints.
+→ ``enum`` (first value that validates) → for a required property with a well-known name, the
+``param_hints`` table (e.g. ``timezone`` → ``"UTC"``) → a value built from the type and its
+constraints.
 Candidates are *checked*, not trusted: each one is validated against its subschema with the
 real validator (the ``accepts`` callback) and skipped when it fails.
 
@@ -24,9 +26,11 @@ import importlib
 import math
 import re
 from collections.abc import Callable, Iterator
+from itertools import chain
 from typing import Any
 
 from mcprobe.model import JSON
+from mcprobe.param_hints import hinted_values
 from mcprobe.schema_view import (
     SchemaTooDeep,
     declared_types,
@@ -200,8 +204,11 @@ class ValueSynthesizer:
         self.accepts = accepts
         self._budget = MAX_VALUES
 
-    def value_for(self, schema: JSON, depth: int = 0, only: str | None = None) -> JSON:
-        """A value that validates against ``schema`` (of JSON type ``only`` when given)."""
+    def value_for(
+        self, schema: JSON, depth: int = 0, only: str | None = None, name: str | None = None
+    ) -> JSON:
+        """A value that validates against ``schema`` (of JSON type ``only`` when given); for a
+        property called ``name``, the ``param_hints`` values come right after the literals."""
         if depth > MAX_DEPTH:
             raise Unsatisfiable(f"the schema nests deeper than {MAX_DEPTH} levels")
         if schema is False:
@@ -217,7 +224,7 @@ class ValueSynthesizer:
         if "x-unresolved-ref" in view:
             ref = str(view["x-unresolved-ref"])[:80]
             raise Unsatisfiable(f"$ref {ref!r} does not resolve inside the schema")
-        for candidate in _literal_candidates(view):
+        for candidate in chain(_literal_candidates(view), hinted_values(name)):
             if _type_ok(candidate, only) and self.accepts(schema, candidate):
                 return copy_json(candidate)
         return self._solve(view, schema, depth, only)
@@ -345,7 +352,7 @@ class ValueSynthesizer:
                 continue
             if len(out) >= MAX_PROPERTIES:
                 raise Unsatisfiable(f"an object needs over {MAX_PROPERTIES} properties")
-            out[name] = self.value_for(property_schema(view, name), depth + 1)
+            out[name] = self.value_for(property_schema(view, name), depth + 1, name=name)
             for table in dependents:
                 extra = table.get(name) if isinstance(table, dict) else None
                 if isinstance(extra, list):

@@ -130,7 +130,7 @@ def test_if_then_else_takes_the_then_branch_when_it_can() -> None:
         ["mode"],
         **{"if": {"properties": {"mode": {"const": "file"}}}, "then": {"required": ["path"]}},
     )
-    assert _args(generate_cases(_tool(schema)), "valid") == {"mode": "file", "path": "example"}
+    assert _args(generate_cases(_tool(schema)), "valid") == {"mode": "file", "path": "example.txt"}
 
 
 def test_missing_input_schema_is_treated_as_an_empty_object_schema() -> None:
