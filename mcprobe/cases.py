@@ -32,7 +32,10 @@ root schema, evaluated by the same validator at the literal place the root appli
   ``validator.evolve(schema=root["properties"][k])``, which keeps the root's ``$ref`` resolver
   (so ``#/$defs/...`` resolves as it does from the root; the subschema must not carry its own
   ``$id``/``id``, which would move the base URI). A nested change (``owner.login``) is judged
-  the same way, on the whole ``arguments["owner"]``.
+  the same way, on the whole ``arguments["owner"]`` — after first trying the same argument one
+  level down (2019-09 and 2020-12 only), inside ``owner``'s subschema and inside the target of
+  its ``$ref``, which the validator's resolver looks up exactly as its ``$ref`` keyword does (a
+  ``$ref`` is a conjunct beside its siblings in those dialects).
 - ``k`` was removed: the root's ``required`` keyword, evaluated alone on the arguments.
 - ``k`` is new and not among the root's ``properties`` (``extra_garbage``): the root's
   ``additionalProperties`` keyword, run by the validator's own keyword function at the root
@@ -192,9 +195,11 @@ class _Checker:
         self._conjuncts = isinstance(root, dict) and (
             cls in _CONJUNCTIVE_DIALECTS or (cls in _REF_OVERRIDES_DIALECTS and "$ref" not in root)
         )
-        required = self._root.get("required")
-        self._required: JSON = {"required": required} if isinstance(required, list) else None
+        # Below the root, only where a ``$ref`` is always a conjunct beside its siblings.
+        self._nested = self._conjuncts and cls in _CONJUNCTIVE_DIALECTS
         self._accepted_root: JSON = _NOTHING  # the last object ``accepts(root, ...)`` approved
+        self._targets: dict[int, tuple[JSON, tuple[Any, dict[str, Any]] | None]] = {}
+        self._nested_validators: dict[tuple[int, int], tuple[Any, JSON, Any]] = {}
 
     def conjunct_rejects(self, arguments: JSON, path: tuple[str, ...]) -> bool:
         """Whether one conjunct of the root schema provably rejects ``arguments``, which differ
@@ -202,42 +207,72 @@ class _Checker:
         proof" in the module docstring). False means "not proven", never "valid"."""
         if not self._conjuncts or not path or not isinstance(arguments, dict):
             return False
+        return self._rejected_at(self.validator, self._root, arguments, path)
+
+    def _rejected_at(
+        self,
+        validator: Any,
+        schema: dict[str, Any],
+        instance: dict[str, JSON],
+        path: tuple[str, ...],
+    ) -> bool:
+        """``validator`` applies ``schema`` to ``instance`` here; does one of its conjuncts
+        reject ``instance``, which was changed at ``path`` below this object?"""
         head = path[0]
-        if head not in arguments:
-            return self._required is not None and self._rejects(self._required, arguments)
-        props = self._root.get("properties")
+        if head not in instance:
+            return _keyword_rejects(validator, "required", schema, instance)
+        props = schema.get("properties")
         if not isinstance(props, dict) or head not in props:
-            return self._additional_rejects(arguments)
+            return _keyword_rejects(validator, "additionalProperties", schema, instance)
         sub = props[head]
         if isinstance(sub, dict) and ("$id" in sub or "id" in sub):
-            return False  # the subschema moves the base URI: not the root's resolver any more
-        return self._rejects(sub, arguments[head])
+            return False  # the subschema moves the base URI: not this resolver any more
+        sub_validator = self._evolved_from(validator, sub)
+        value = instance[head]
+        if len(path) > 1 and self._nested and isinstance(value, dict) and isinstance(sub, dict):
+            # Deeper first: ``sub``'s own ``properties``, then its ``$ref`` target's.
+            if self._rejected_at(sub_validator, sub, value, path[1:]):
+                return True
+            target = self._ref_target(sub_validator, sub)
+            if target is not None and self._rejected_at(*target, value, path[1:]):
+                return True
+        return _rejects(sub_validator, value)
 
-    def _additional_rejects(self, arguments: dict[str, JSON]) -> bool:
-        """The root's ``additionalProperties`` keyword, applied by the validator's own keyword
-        function at the root (it reads ``properties``/``patternProperties`` beside it)."""
-        if "additionalProperties" not in self._root:
-            return False
-        keyword = self.validator.VALIDATORS.get("additionalProperties")
-        if keyword is None:
-            return False
-        try:
-            errors = keyword(
-                self.validator, self._root["additionalProperties"], arguments, self._root
-            )
-            return next(iter(errors or ()), None) is not None
-        except Exception:  # not proven: the caller validates the whole object
-            return False
+    def _ref_target(self, validator: Any, sub: dict[str, Any]) -> tuple[Any, dict[str, Any]] | None:
+        """The validator and schema that ``sub``'s ``$ref`` applies, resolved exactly as the
+        validator's ``$ref`` keyword does (its resolver's ``lookup``); None if there is none."""
+        cached = self._targets.get(id(sub))
+        if cached is not None and cached[0] is sub:
+            return cached[1]
+        target: tuple[Any, dict[str, Any]] | None = None
+        ref = sub.get("$ref")
+        if isinstance(ref, str):
+            try:
+                resolved = validator._resolver.lookup(ref)
+                if isinstance(resolved.contents, dict):
+                    evolved = validator.evolve(
+                        schema=resolved.contents, _resolver=resolved.resolver
+                    )
+                    target = (evolved, resolved.contents)
+            except Exception:  # no lookup: nothing proven deeper, the caller checks ``sub``
+                target = None
+        self._targets[id(sub)] = (sub, target)  # keeps ``sub`` alive, so its id stays unique
+        return target
+
+    def _evolved_from(self, parent: Any, schema: JSON) -> Any:
+        """``parent`` applied to ``schema``, as its ``properties`` keyword does."""
+        if parent is self.validator:
+            return self._evolved(schema)
+        key = (id(parent), id(schema))
+        cached = self._nested_validators.get(key)
+        if cached is None or cached[0] is not parent or cached[1] is not schema:
+            cached = (parent, schema, parent.evolve(schema=schema))
+            self._nested_validators[key] = cached
+        return cached[2]
 
     def validated(self, value: JSON) -> bool:
         """Whether this very object was just accepted by a full validation against the root."""
         return value is self._accepted_root
-
-    def _rejects(self, schema: JSON, value: JSON) -> bool:
-        try:
-            return not self._evolved(schema).is_valid(value)
-        except Exception:  # not proven: the caller validates the whole object
-            return False
 
     def _evolved(self, schema: JSON) -> Any:
         """The root's validator applied to ``schema`` (same class, resolver, format checker)."""
@@ -277,6 +312,27 @@ class _Checker:
         if accepted and schema is self._root:
             self._accepted_root = value
         return accepted
+
+
+def _rejects(validator: Any, value: JSON) -> bool:
+    try:
+        return not validator.is_valid(value)
+    except Exception:  # not proven: the caller validates the whole object
+        return False
+
+
+def _keyword_rejects(validator: Any, keyword: str, schema: dict[str, Any], instance: JSON) -> bool:
+    """Whether ``schema``'s ``keyword``, run by the validator's own keyword function where
+    ``validator`` applies ``schema``, rejects ``instance`` (False when it cannot tell)."""
+    check = validator.VALIDATORS.get(keyword)
+    if check is None or keyword not in schema:
+        return False
+    try:
+        return (
+            next(iter(check(validator, schema[keyword], instance, schema) or ()), None) is not None
+        )
+    except Exception:  # not proven: the caller validates the whole object
+        return False
 
 
 def _first_message(errors: frozenset[ErrorKey] | None) -> str:

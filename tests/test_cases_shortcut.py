@@ -225,3 +225,28 @@ def test_extra_keys_that_a_pattern_property_allows_are_judged_in_full() -> None:
     checker = cases_module._Checker(jsonschema.validators.Draft202012Validator(schema))
     assert not checker.conjunct_rejects({"a": 1, "__x": "y"}, ("__x",))
     assert checker.conjunct_rejects({"a": 1, "zz": "y"}, ("zz",))
+
+
+def test_a_nested_change_is_proven_inside_the_ref_target_with_its_own_base_uri() -> None:
+    # The target moves the base URI; its inner `#/$defs/login` is the target's, not the root's.
+    schema = {
+        "type": "object",
+        "properties": {"owner": {"$ref": "#/$defs/owner", "description": "who"}},
+        "required": ["owner"],
+        "$defs": {
+            "owner": {
+                "$id": "https://example.com/owner",
+                "type": "object",
+                "properties": {"login": {"$ref": "#/$defs/login"}},
+                "required": ["login"],
+                "$defs": {"login": {"type": "string", "minLength": 2}},
+            },
+            "login": {"type": "integer"},
+        },
+    }
+    checker = cases_module._Checker(jsonschema.validators.Draft202012Validator(schema))
+    assert checker.conjunct_rejects({"owner": {"login": 5}}, ("owner", "login"))
+    assert checker.conjunct_rejects({"owner": {"login": "x"}}, ("owner", "login"))
+    assert not checker.conjunct_rejects({"owner": {"login": "xy"}}, ("owner", "login"))
+    assert checker.conjunct_rejects({"owner": {}}, ("owner", "login"))
+    _assert_labels_hold(schema, generate_cases({"name": "t", "inputSchema": schema}))
