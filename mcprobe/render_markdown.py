@@ -36,6 +36,8 @@ MESSAGE_LIMIT = 300
 REASON_LIMIT = 600
 NOTE_LIMIT = 400
 CELL_NOTE_LIMIT = 100
+_CRASH = Outcome.PROTOCOL_CRASH.value  # plain strings for the per-row checks
+_NOT_RUN = Outcome.NOT_RUN.value
 ARGUMENTS_LIMIT = 300
 CASES_PER_FIX = 5
 TOOLS_IN_HEADLINE = 10
@@ -249,7 +251,7 @@ def _note(result: FuzzResultOut, crashed_by: str | None) -> str:
     parts = []
     if (
         crashed_by is not None
-        and result.outcome == Outcome.PROTOCOL_CRASH.value
+        and result.outcome == _CRASH
         and f"{result.name} {result.case}" != crashed_by
     ):
         parts.append("in flight when another case killed the target (not blamed)")
@@ -261,7 +263,7 @@ def _note(result: FuzzResultOut, crashed_by: str | None) -> str:
 
 
 def _fuzz_row(result: FuzzResultOut, crashed_by: str | None) -> str:
-    latency = "—" if result.outcome == Outcome.NOT_RUN.value else f"{result.latency_ms:.0f} ms"
+    latency = "—" if result.outcome == _NOT_RUN else f"{result.latency_ms:.0f} ms"
     cells = [
         md_cell(result.name, NAME_LIMIT),
         md_cell(result.case, NAME_LIMIT),

@@ -9,6 +9,7 @@ two ways: plain lines in ``report.critical`` (for machines) and Markdown in the 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -35,6 +36,10 @@ from mcprobe.report_model import (
 
 _SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
 _REJECTIONS = (Outcome.TOOL_ERROR.value, Outcome.PROTOCOL_ERROR.value)
+# Plain strings for the hot loops (an enum's ``.value`` is a descriptor call each time).
+_CRASH = Outcome.PROTOCOL_CRASH.value
+_TIMEOUT = Outcome.TIMEOUT.value
+_PROTOCOL_ERROR = Outcome.PROTOCOL_ERROR.value
 
 
 @dataclass(frozen=True)
@@ -94,13 +99,11 @@ def problem_keys(result: CaseResult | FuzzResultOut, crashed_by: str | None = No
     """The ``PROBLEMS`` keys one result shows, in priority order."""
     out = _as_out(result)
     keys: list[str] = []
-    if out.outcome == Outcome.PROTOCOL_CRASH.value and (
-        crashed_by is None or crashed_by == f"{out.name} {out.case}"
-    ):
+    if out.outcome == _CRASH and (crashed_by is None or crashed_by == f"{out.name} {out.case}"):
         # With a known killing case, other calls that were in flight when the target died are
         # its victims, not culprits.
         keys.append("crash")
-    if out.outcome == Outcome.TIMEOUT.value:
+    if out.outcome == _TIMEOUT:
         keys.append("timeout")
     if out.silently_accepted:
         keys.append("silentlyAccepted")
@@ -110,7 +113,7 @@ def problem_keys(result: CaseResult | FuzzResultOut, crashed_by: str | None = No
         keys.append("emptySuccess")
     if not out.malformed and out.outcome in _REJECTIONS:
         keys.append("internalErrorValid" if out.error_code == -32603 else "rejectedValid")
-    if out.malformed and out.outcome == Outcome.PROTOCOL_ERROR.value and out.error_code == -32603:
+    if out.malformed and out.outcome == _PROTOCOL_ERROR and out.error_code == -32603:
         keys.append("internalError")
     if out.leak:
         keys.append("leak")
@@ -189,8 +192,10 @@ def death_line(crashed_by: str, not_run: int) -> str:
 
 
 def summarise_fuzz(results: Sequence[FuzzResultOut]) -> FuzzSummaryOut:
+    outcomes = Counter(r.outcome for r in results)
+
     def count(outcome: Outcome) -> int:
-        return sum(r.outcome == outcome.value for r in results)
+        return outcomes[outcome.value]
 
     not_run = count(Outcome.NOT_RUN)
     return FuzzSummaryOut(
