@@ -192,6 +192,11 @@ _MEMO_TEXT_LIMIT = 512
 _MEMO: OrderedDict[tuple[Callable[[str, int], str], str, int], str] = OrderedDict()
 
 
+def forget_escapes() -> None:
+    """Empty the memo of recent escapes (benchmarks start each run cold with it)."""
+    _MEMO.clear()
+
+
 def _remembered(escape: Callable[[str, int], str], text: str, limit: int) -> str:
     if len(text) > _MEMO_TEXT_LIMIT:
         return escape(text, limit)

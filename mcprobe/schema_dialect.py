@@ -98,6 +98,11 @@ def schema_problems(schema: Any) -> tuple[SchemaProblem, ...]:
 _MEMO: OrderedDict[bytes, tuple[SchemaProblem, ...]] = OrderedDict()
 
 
+def forget_schemas() -> None:
+    """Empty ``schema_problems``' memo (benchmarks start each run cold with it)."""
+    _MEMO.clear()
+
+
 def _memo_key(schema: Mapping[str, Any]) -> bytes | None:
     """A digest of the schema's exact JSON text (key order kept), or None if it has none."""
     try:

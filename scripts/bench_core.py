@@ -20,10 +20,12 @@ from typing import Any
 from mcprobe import __version__
 from mcprobe.cases import generate_cases
 from mcprobe.classify import classify_call
+from mcprobe.escape import forget_escapes
 from mcprobe.lint import lint_server
 from mcprobe.model import Coverage, FuzzRun, RawCall, RawKind, ServerSnapshot
 from mcprobe.render_markdown import render_markdown
 from mcprobe.report_build import build_report
+from mcprobe.schema_dialect import forget_schemas
 from mcprobe.score import score_server
 
 
@@ -87,7 +89,15 @@ def synthetic_result(malformed: bool, i: int) -> RawCall:
     )
 
 
-def pipeline(n: int) -> tuple[float, int, int]:
+def pipeline(n: int, stages: dict[str, float] | None = None) -> tuple[float, int, int]:
+    """CPU seconds for the whole pipeline on ``n`` tools, the case count and the Markdown size.
+
+    Starts cold: the memos keyed on content (schema checks, escapes) are emptied first, so
+    repeats and the overlapping smaller runs cannot answer from an earlier run. With ``stages``,
+    each stage's CPU seconds are added to it too.
+    """
+    forget_schemas()
+    forget_escapes()
     tools = tuple(rich_tool(i) for i in range(n))
     snapshot = ServerSnapshot(
         name="bench",
@@ -98,39 +108,70 @@ def pipeline(n: int) -> tuple[float, int, int]:
         capabilities={"tools": {}},
         tools=tools,
     )
+    clock = _Stages(stages)
     start = time.process_time()
     findings = lint_server(snapshot)
+    clock.lap("lint (incl. meta-schema checks)")
     results = []
     all_cases = []
     for tool in tools:
         tc = generate_cases(tool)
+        clock.lap("cases")
         all_cases.append(tc)
         for j, case in enumerate(tc.cases):
             results.append(classify_call(case, synthetic_result(case.malformed, j), tool))
+        clock.lap("classify")
     fuzz = FuzzRun(
         results=tuple(results),
         coverage=Coverage(total_tools=n, fuzzed_tools=tuple(t["name"] for t in tools), skipped=()),
         tool_cases=tuple(all_cases),
     )
     score = score_server(snapshot, findings, fuzz)
+    clock.lap("score")
     report = build_report(snapshot, findings, score, fuzz, mcprobe_version=__version__)
+    clock.lap("report")
     markdown = render_markdown(report)
+    clock.lap("markdown")
     elapsed = time.process_time() - start
     return elapsed, len(results), len(markdown)
+
+
+class _Stages:
+    """Adds the CPU time since the previous lap to ``stages[name]`` (a no-op without stages)."""
+
+    def __init__(self, stages: dict[str, float] | None) -> None:
+        self.stages = stages
+        self.last = time.process_time()
+
+    def lap(self, name: str) -> None:
+        if self.stages is None:
+            return
+        now = time.process_time()
+        self.stages[name] = self.stages.get(name, 0.0) + now - self.last
+        self.last = time.process_time()  # the bookkeeping itself is not charged to a stage
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tools", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="also print the median CPU time of each stage on the large listing",
+    )
     args = parser.parse_args()
     pipeline(10)  # warm imports and caches outside the measurement
     small, large = [], []
+    per_stage: list[dict[str, float]] = []
     cases = size = 0
     for _ in range(args.repeat):  # alternate, so drift on a shared machine hits both alike
         small.append(pipeline(args.tools // 10)[0])
-        t, cases, size = pipeline(args.tools)
+        stages: dict[str, float] | None = {} if args.breakdown else None
+        t, cases, size = pipeline(args.tools, stages)
         large.append(t)
+        if stages is not None:
+            per_stage.append(stages)
     med_small, med_large = statistics.median(small), statistics.median(large)
     print(f"tools={args.tools} cases={cases} markdown_chars={size} repeat={args.repeat}")
     print(f"median CPU, {args.tools // 10} tools (baseline): {med_small:.3f} s")
@@ -139,6 +180,9 @@ def main() -> None:
         f"scaling ratio {args.tools}/{args.tools // 10} tools: {med_large / med_small:.1f}x "
         f"(10.0x = linear)"
     )
+    for name in per_stage[0] if per_stage else {}:
+        median = statistics.median(run[name] for run in per_stage)
+        print(f"  {name}: {median:.3f} s")
 
 
 if __name__ == "__main__":

@@ -294,3 +294,21 @@ _random_schemas = st.recursive(st.booleans() | _scalars, _schemas, max_leaves=12
 @given(_random_schemas)
 def test_flattened_and_official_meta_schemas_agree_on_random_schemas(schema: Any) -> None:
     _assert_same_verdict(schema)
+
+
+def test_forgetting_the_memo_makes_the_next_answer_a_fresh_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[object] = []
+    real = schema_dialect._check
+
+    def counting(schema: Any) -> tuple[SchemaProblem, ...]:
+        calls.append(schema)
+        return real(schema)
+
+    monkeypatch.setattr(schema_dialect, "_check", counting)
+    schema = {"type": "object", "properties": {"forget_probe": {"type": "string"}}}
+    schema_problems(schema)
+    schema_dialect.forget_schemas()
+    assert schema_problems(schema) == ()
+    assert len(calls) == 2
