@@ -67,6 +67,11 @@ def validator_class_for(schema: Mapping[str, Any]) -> type[jsonschema.protocols.
     uri = schema.get("$schema", DEFAULT_DIALECT)
     if not isinstance(uri, str):
         return None
+    return _class_for_uri(uri)
+
+
+@functools.lru_cache(maxsize=64)
+def _class_for_uri(uri: str) -> type[jsonschema.protocols.Validator] | None:
     for candidate in (uri, uri[:-1] if uri.endswith("#") else uri + "#"):
         # Tolerate the common trailing-"#" / missing-"#" variants of the official URIs.
         cls = jsonschema.validators.validator_for({"$schema": candidate}, default=_UNKNOWN)
