@@ -198,7 +198,8 @@ class _Checker:
         # Below the root, only where a ``$ref`` is always a conjunct beside its siblings.
         self._nested = self._conjuncts and cls in _CONJUNCTIVE_DIALECTS
         self._accepted_root: JSON = _NOTHING  # the last object ``accepts(root, ...)`` approved
-        self._targets: dict[int, tuple[JSON, tuple[Any, dict[str, Any]] | None]] = {}
+        self._targets: dict[tuple[int, int], tuple[Any, JSON, tuple[Any, dict[str, Any]] | None]]
+        self._targets = {}
         self._nested_validators: dict[tuple[int, int], tuple[Any, JSON, Any]] = {}
 
     def conjunct_rejects(self, arguments: JSON, path: tuple[str, ...]) -> bool:
@@ -241,9 +242,10 @@ class _Checker:
     def _ref_target(self, validator: Any, sub: dict[str, Any]) -> tuple[Any, dict[str, Any]] | None:
         """The validator and schema that ``sub``'s ``$ref`` applies, resolved exactly as the
         validator's ``$ref`` keyword does (its resolver's ``lookup``); None if there is none."""
-        cached = self._targets.get(id(sub))
-        if cached is not None and cached[0] is sub:
-            return cached[1]
+        key = (id(validator), id(sub))
+        cached = self._targets.get(key)
+        if cached is not None and cached[0] is validator and cached[1] is sub:
+            return cached[2]
         target: tuple[Any, dict[str, Any]] | None = None
         ref = sub.get("$ref")
         if isinstance(ref, str):
@@ -256,7 +258,7 @@ class _Checker:
                     target = (evolved, resolved.contents)
             except Exception:  # no lookup: nothing proven deeper, the caller checks ``sub``
                 target = None
-        self._targets[id(sub)] = (sub, target)  # keeps ``sub`` alive, so its id stays unique
+        self._targets[key] = (validator, sub, target)  # keeps both alive: their ids stay unique
         return target
 
     def _evolved_from(self, parent: Any, schema: JSON) -> Any:
