@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable
@@ -190,11 +191,13 @@ def _prose(text: str, limit: int, quote: Callable[[str], str]) -> str:
 _MEMO_SIZE = 4096
 _MEMO_TEXT_LIMIT = 512
 _MEMO: OrderedDict[tuple[Callable[[str, int], str], str, int], str] = OrderedDict()
+_MEMO_LOCK = threading.Lock()
 
 
 def forget_escapes() -> None:
     """Empty the memo of recent escapes (benchmarks start each run cold with it)."""
-    _MEMO.clear()
+    with _MEMO_LOCK:
+        _MEMO.clear()
 
 
 def _remembered(escape: Callable[[str, int], str], text: str, limit: int) -> str:
@@ -203,9 +206,11 @@ def _remembered(escape: Callable[[str, int], str], text: str, limit: int) -> str
     key = (escape, text, limit)
     known = _MEMO.get(key)
     if known is None:
-        known = _MEMO[key] = escape(text, limit)
-        if len(_MEMO) > _MEMO_SIZE:
-            _MEMO.popitem(last=False)
+        known = escape(text, limit)
+        with _MEMO_LOCK:  # a library caller may render from several threads
+            _MEMO[key] = known
+            if len(_MEMO) > _MEMO_SIZE:
+                _MEMO.popitem(last=False)
     return known
 
 
