@@ -38,6 +38,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    import subprocess
+
     from mcprobe.errors import ConnectFailed as ConnectFailed
     from mcprobe.errors import McprobeError as McprobeError
     from mcprobe.fuzz_runner import ProgressCallback
@@ -84,8 +86,10 @@ async def _run_pipeline(
     concurrency: int | None,
     overall_timeout: float | None,
     progress: ProgressCallback | None,
+    started: subprocess.Popen[bytes] | None = None,
 ) -> ConformanceReport:
-    """The one pipeline behind the library functions and ``mcprobe audit``."""
+    """The one pipeline behind the library functions and ``mcprobe audit``. ``started``: the
+    stdio target the CLI already started from ``spec`` (owned by the pipeline from here on)."""
     from mcprobe.audit import AuditOptions, audit_spec
 
     values: dict[str, Any] = {
@@ -100,7 +104,11 @@ async def _run_pipeline(
     if overall_timeout is not None:
         values["overall_timeout"] = overall_timeout
     return await audit_spec(
-        spec, fuzz=fuzz or fuzz_destructive, options=AuditOptions(**values), progress=progress
+        spec,
+        fuzz=fuzz or fuzz_destructive,
+        options=AuditOptions(**values),
+        progress=progress,
+        started=started,
     )
 
 
@@ -114,7 +122,7 @@ async def audit_stdio(
     fuzz_destructive: bool = False,
     max_tools: int = 50,
     tools: Sequence[str] | None = None,
-    timeout: float = 30.0,  # noqa: ASYNC109 (the target's per-call timeout, not ours)
+    timeout: float = 30.0,
     connect_timeout: float = 30.0,
     concurrency: int | None = None,
     overall_timeout: float | None = None,
@@ -164,7 +172,7 @@ async def audit_url(
     fuzz_destructive: bool = False,
     max_tools: int = 50,
     tools: Sequence[str] | None = None,
-    timeout: float = 30.0,  # noqa: ASYNC109 (the target's per-call timeout, not ours)
+    timeout: float = 30.0,
     connect_timeout: float = 30.0,
     concurrency: int | None = None,
     overall_timeout: float | None = None,

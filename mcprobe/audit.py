@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -29,6 +29,9 @@ from mcprobe.selection import DEFAULT_MAX_TOOLS
 from mcprobe.target_client import open_target
 from mcprobe.target_protocol import Target
 from mcprobe.target_spec import TargetSpec, scrub
+
+if TYPE_CHECKING:
+    import subprocess
 
 __all__ = ["AuditOptions", "audit_spec", "run_audit"]
 
@@ -116,12 +119,14 @@ async def audit_spec(
     fuzz: bool,
     options: AuditOptions | None = None,
     progress: ProgressCallback | None = None,
+    started: subprocess.Popen[bytes] | None = None,
 ) -> ConformanceReport:
     """Connect to ``spec``, audit it, disconnect. Raises ``mcprobe.errors.ConnectFailed`` when
-    the target cannot be reached or handshaken in time."""
+    the target cannot be reached or handshaken in time. ``started``: a stdio target already
+    started from ``spec`` (see ``open_target``), adopted and owned from here on."""
     options = options or AuditOptions()
     deadline = options.deadline()
-    async with open_target(spec, deadline=deadline) as target:
+    async with open_target(spec, deadline=deadline, started=started) as target:
         return await run_audit(
             target,
             fuzz=fuzz,

@@ -29,6 +29,8 @@ import math
 import os
 import re
 import shlex
+import signal
+import subprocess
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -245,14 +247,25 @@ class AuditInvocation:
     fail_on_critical: bool
 
 
+@dataclass(frozen=True)
+class _AuditArgs:
+    """A checked ``mcprobe audit`` command line, before any heavy import: every usage error is
+    found here, so a stdio target is only ever started for a valid command line."""
+
+    ns: argparse.Namespace
+    command: list[str] | None
+    output_format: str
+    fuzz: bool
+    output: Path | None
+
+
 def parse_audit(argv: Sequence[str], out: TextIO) -> AuditInvocation:
     """Parse ``mcprobe audit`` arguments (after the word ``audit``); raise ``UsageError``."""
-    from mcprobe.target_spec import (
-        DEFAULT_CALL_TIMEOUT,
-        DEFAULT_CONNECT_TIMEOUT,
-        TargetSpec,
-    )
+    return _invocation(_check_audit_args(argv, out))
 
+
+def _check_audit_args(argv: Sequence[str], out: TextIO) -> _AuditArgs:
+    """Stage one of ``parse_audit``: stdlib only (it runs before the target is started)."""
     argv = list(argv)
     command: list[str] | None = None
     if "--" in argv:
@@ -285,15 +298,35 @@ def parse_audit(argv: Sequence[str], out: TextIO) -> AuditInvocation:
     output = Path(ns.output) if ns.output else None
     if output is not None and not output.parent.is_dir():
         raise UsageError(f"--output: directory {str(output.parent)!r} does not exist")
-    connect_timeout: float = ns.connect_timeout or DEFAULT_CONNECT_TIMEOUT
-    call_timeout: float = ns.timeout or DEFAULT_CALL_TIMEOUT
-
-    spec: TargetSpec
     if command is not None:
         if ns.bearer is not None or ns.header:
             raise UsageError("--bearer and --header apply to URL targets, not stdio commands")
         if ns.cwd is not None and not Path(ns.cwd).is_dir():
             raise UsageError(f"--cwd: {ns.cwd!r} is not a directory")
+    else:
+        if ns.env or ns.cwd is not None:
+            raise UsageError("--env and --cwd apply to stdio commands, not URL targets")
+        parts = urlsplit(ns.url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise UsageError(
+                f"{ns.url!r} is not an http(s) URL; for a stdio target use -- COMMAND [ARG ...]"
+            )
+    return _AuditArgs(ns, command, output_format, fuzz, output)
+
+
+def _invocation(args: _AuditArgs) -> AuditInvocation:
+    """Stage two of ``parse_audit``: build the ``TargetSpec`` (imports pydantic)."""
+    from mcprobe.target_spec import (
+        DEFAULT_CALL_TIMEOUT,
+        DEFAULT_CONNECT_TIMEOUT,
+        TargetSpec,
+    )
+
+    ns, command = args.ns, args.command
+    connect_timeout: float = ns.connect_timeout or DEFAULT_CONNECT_TIMEOUT
+    call_timeout: float = ns.timeout or DEFAULT_CALL_TIMEOUT
+    spec: TargetSpec
+    if command is not None:
         spec = TargetSpec(
             transport="stdio",
             command=command[0],
@@ -304,18 +337,10 @@ def parse_audit(argv: Sequence[str], out: TextIO) -> AuditInvocation:
             call_timeout=call_timeout,
         )
     else:
-        if ns.env or ns.cwd is not None:
-            raise UsageError("--env and --cwd apply to stdio commands, not URL targets")
-        url = ns.url
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise UsageError(
-                f"{url!r} is not an http(s) URL; for a stdio target use -- COMMAND [ARG ...]"
-            )
         bearer = ns.bearer if ns.bearer is not None else os.environ.get(TOKEN_ENV) or None
         spec = TargetSpec(
             transport="http",
-            url=url,
+            url=ns.url,
             headers=dict(ns.header),
             bearer=bearer,
             connect_timeout=connect_timeout,
@@ -323,18 +348,68 @@ def parse_audit(argv: Sequence[str], out: TextIO) -> AuditInvocation:
         )
     return AuditInvocation(
         spec=spec,
-        fuzz=fuzz,
+        fuzz=args.fuzz,
         fuzz_destructive=ns.fuzz_destructive,
         max_tools=ns.max_tools or DEFAULT_MAX_TOOLS,
         tools=tuple(ns.tools) if ns.tools else None,
         concurrency=ns.concurrency,
         overall_timeout=ns.overall_timeout,
-        output_format=output_format,
-        output=output,
+        output_format=args.output_format,
+        output=args.output,
         sarif_artifact=ns.sarif_artifact,
         fail_under=ns.fail_under,
         fail_on_critical=ns.fail_on_critical,
     )
+
+
+# --------------------------------------------------------------------------- early start
+
+# ``mcp.client.stdio.DEFAULT_INHERITED_ENV_VARS`` on POSIX: the SDK's minimal environment.
+# Importing it would load the whole SDK, which is exactly what starting early avoids; a test
+# keeps the copy equal to ``get_default_environment()``.
+_INHERITED_ENV = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
+
+
+def _default_environment() -> dict[str, str]:
+    return {
+        name: value
+        for name in _INHERITED_ENV
+        if (value := os.environ.get(name)) is not None and not value.startswith("()")
+    }
+
+
+def _prespawn(args: _AuditArgs) -> subprocess.Popen[bytes] | None:
+    """Start a stdio target now, before the MCP SDK and pydantic are imported (0.5-2 s), so it
+    boots while mcprobe loads; ``open_target`` adopts it. Same flags as
+    ``stdio_transport.spawn_target``. None for URL targets and when the command cannot be
+    started: the transport then tries again and reports why, exactly as without pre-start."""
+    if args.command is None or os.name != "posix":
+        return None
+    try:
+        return subprocess.Popen(
+            args.command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=_default_environment() | dict(args.ns.env),
+            cwd=args.ns.cwd,
+            start_new_session=True,
+        )
+    except OSError:
+        return None
+
+
+def _discard(started: subprocess.Popen[bytes]) -> None:
+    """The CLI's safety net for a pre-started target: gone when the CLI returns, even if the
+    audit never adopted it (an interrupt during the imports). A no-op once it was reaped."""
+    if started.returncode is None and started.poll() is None:
+        with contextlib.suppress(OSError):
+            os.killpg(started.pid, signal.SIGKILL)
+        started.wait()
+    for pipe in (started.stdin, started.stdout, started.stderr):
+        if pipe is not None:
+            with contextlib.suppress(OSError):
+                pipe.close()
 
 
 # --------------------------------------------------------------------------- output
@@ -381,7 +456,11 @@ class _Progress:
 # --------------------------------------------------------------------------- running
 
 
-def _audit(invocation: AuditInvocation, progress: _Progress | None) -> ConformanceReport:
+def _audit(
+    invocation: AuditInvocation,
+    progress: _Progress | None,
+    started: subprocess.Popen[bytes] | None = None,
+) -> ConformanceReport:
     import anyio
 
     from mcprobe import _run_pipeline
@@ -396,6 +475,7 @@ def _audit(invocation: AuditInvocation, progress: _Progress | None) -> Conforman
             concurrency=invocation.concurrency,
             overall_timeout=invocation.overall_timeout,
             progress=progress,
+            started=started,
         )
 
     return anyio.run(go)
@@ -413,11 +493,23 @@ def _find(exc: BaseException, kind: type[BaseException]) -> BaseException | None
 
 
 def _run_audit(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
+    args = _check_audit_args(argv, stdout)
+    started = _prespawn(args)
+    try:
+        return _run_checked_audit(args, started, stdout, stderr)
+    finally:
+        if started is not None:
+            _discard(started)
+
+
+def _run_checked_audit(
+    args: _AuditArgs, started: subprocess.Popen[bytes] | None, stdout: TextIO, stderr: TextIO
+) -> int:
     from mcprobe.errors import ConnectFailed, McprobeError
     from mcprobe.errors import UsageError as LibraryUsageError
     from mcprobe.target_spec import scrub
 
-    invocation = parse_audit(argv, stdout)
+    invocation = _invocation(args)
     secrets = invocation.spec.secret_values()
 
     def say(text: str) -> None:
@@ -425,7 +517,7 @@ def _run_audit(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
 
     progress = _Progress(stderr) if invocation.fuzz and stderr.isatty() else None
     try:
-        return _audit_and_report(invocation, progress, stdout, say)
+        return _audit_and_report(invocation, progress, stdout, say, started)
     except BaseException as exc:
         if progress is not None:
             progress.finish()
@@ -457,10 +549,11 @@ def _audit_and_report(
     progress: _Progress | None,
     stdout: TextIO,
     say: Callable[[str], None],
+    started: subprocess.Popen[bytes] | None = None,
 ) -> int:
     from mcprobe.target_spec import scrub
 
-    report = _audit(invocation, progress)
+    report = _audit(invocation, progress, started)
     if progress is not None:
         progress.finish()
     rendered = render_report(

@@ -34,14 +34,16 @@ import json
 import os
 import re
 import signal
+import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from subprocess import PIPE
-from typing import Any
+from typing import IO, Any
 
 import anyio
 import anyio.abc
+import anyio.lowlevel
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.client.stdio import get_default_environment
@@ -56,7 +58,9 @@ __all__ = [
     "DEFAULT_MAX_MESSAGE_BYTES",
     "DEFAULT_STDERR_TAIL_BYTES",
     "StdioProcess",
+    "discard_started",
     "open_stdio",
+    "spawn_target",
 ]
 
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
@@ -78,11 +82,109 @@ _NOTIFICATION_METHOD_RE = re.compile(rb'"method"\s*:\s*"([^"\\]{1,100})"')
 _ID_RE = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.){0,200}")')
 
 
+class _PipeReceiveStream(anyio.abc.ByteReceiveStream):
+    """One of the target's output pipes, read without blocking the event loop.
+
+    The descriptor is switched to non-blocking mode and awaited with ``anyio.wait_readable``, so
+    a process started with plain ``subprocess.Popen`` (maybe before the event loop existed) can
+    be read like an ``anyio.open_process`` one."""
+
+    def __init__(self, pipe: IO[bytes]) -> None:
+        self._pipe = pipe
+        self._fd = pipe.fileno()
+        self._closed = False
+        os.set_blocking(self._fd, False)
+
+    async def receive(self, max_bytes: int = _CHUNK) -> bytes:
+        while True:
+            await anyio.lowlevel.checkpoint_if_cancelled()
+            if self._closed:
+                raise anyio.ClosedResourceError
+            try:
+                data = os.read(self._fd, max_bytes)
+            except BlockingIOError:
+                await anyio.wait_readable(self._fd)
+                continue
+            except OSError:
+                raise anyio.BrokenResourceError from None
+            if not data:
+                raise anyio.EndOfStream
+            await anyio.lowlevel.cancel_shielded_checkpoint()
+            return data
+
+    async def aclose(self) -> None:
+        if not self._closed:
+            self._closed = True
+            anyio.notify_closing(self._fd)
+            self._pipe.close()
+
+
+class _PipeSendStream(anyio.abc.ByteSendStream):
+    """The target's stdin pipe, written without blocking the event loop."""
+
+    def __init__(self, pipe: IO[bytes]) -> None:
+        self._pipe = pipe
+        self._fd = pipe.fileno()
+        self._closed = False
+        os.set_blocking(self._fd, False)
+
+    async def send(self, item: bytes) -> None:
+        view = memoryview(item)
+        while view:
+            await anyio.lowlevel.checkpoint_if_cancelled()
+            if self._closed:
+                raise anyio.ClosedResourceError
+            try:
+                written = os.write(self._fd, view)
+            except BlockingIOError:
+                await anyio.wait_writable(self._fd)
+                continue
+            except OSError:  # EPIPE: the target closed its stdin or exited
+                raise anyio.BrokenResourceError from None
+            view = view[written:]
+        await anyio.lowlevel.cancel_shielded_checkpoint()
+
+    async def aclose(self) -> None:
+        if not self._closed:
+            self._closed = True
+            anyio.notify_closing(self._fd)
+            with suppress(OSError):  # closing may flush nothing: the pipe is unbuffered
+                self._pipe.close()
+
+
+class _Process:
+    """A ``subprocess.Popen`` with pipes on all three streams, seen through anyio streams."""
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        if popen.stdin is None or popen.stdout is None or popen.stderr is None:
+            raise ValueError("the target process needs pipes on stdin, stdout and stderr")
+        self.popen = popen
+        self.stdin = _PipeSendStream(popen.stdin)
+        self.stdout = _PipeReceiveStream(popen.stdout)
+        self.stderr = _PipeReceiveStream(popen.stderr)
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self.popen.poll()
+
+    async def aclose(self) -> None:
+        """Close the pipes and reap the process (call it once the process is gone or killed)."""
+        await self.stdin.aclose()
+        await self.stdout.aclose()
+        await self.stderr.aclose()
+        while self.popen.poll() is None:  # noqa: ASYNC110 (no exit event to await)
+            await anyio.sleep(_POLL)
+
+
 @dataclass
 class StdioProcess:
     """The live target process as the rest of mcprobe sees it."""
 
-    process: anyio.abc.Process
+    process: _Process
     command: str
     secrets: tuple[str, ...]
     stderr_limit: int
@@ -118,6 +220,20 @@ class StdioProcess:
             while self.process.returncode is None:  # noqa: ASYNC110 (no exit event to await)
                 await anyio.sleep(_POLL)
         return self.process.returncode is not None
+
+
+def discard_started(popen: subprocess.Popen[bytes]) -> None:
+    """Make sure a target started by ``spawn_target`` is gone: kill its group and reap it unless
+    it was already reaped, close its pipes. Synchronous (no checkpoint), so it also runs while
+    being cancelled; a no-op for a process ``open_stdio`` adopted and stopped."""
+    if popen.poll() is None:
+        _signal_group(popen.pid, signal.SIGKILL)
+        popen.kill()
+        popen.wait()
+    for pipe in (popen.stdin, popen.stdout, popen.stderr):
+        if pipe is not None:
+            with suppress(OSError):
+                pipe.close()
 
 
 def _signal_group(pgid: int, sig: int) -> bool:
@@ -264,32 +380,18 @@ def _start_error(command: str, exc: OSError) -> ConnectFailed:
     return ConnectFailed(f"could not start `{command}`: {reason}")
 
 
-@asynccontextmanager
-async def open_stdio(
-    command: str,
-    args: tuple[str, ...],
-    *,
-    env: dict[str, str],
-    cwd: str | None,
-    secrets: tuple[str, ...],
-    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
-    stderr_tail_bytes: int = DEFAULT_STDERR_TAIL_BYTES,
-) -> AsyncIterator[
-    tuple[
-        StdioProcess,
-        MemoryObjectReceiveStream[SessionMessage | Exception],
-        MemoryObjectSendStream[SessionMessage],
-    ]
-]:
-    """Spawn the target in its own process group and bridge its pipes to message streams.
+def spawn_target(
+    command: str, args: tuple[str, ...], *, env: dict[str, str], cwd: str | None
+) -> subprocess.Popen[bytes]:
+    """Start a stdio target the way ``open_stdio`` expects to adopt it: its own session (so its
+    own process group), pipes on all three streams, the SDK's minimal environment plus ``env``.
 
-    Raises ``ConnectFailed`` when the process cannot be started. On exit the whole process group
-    is stopped (see the module docstring), even when the caller is being cancelled.
-    """
-    if cwd is not None and not await anyio.Path(cwd).is_dir():
+    Raises ``ConnectFailed`` when it cannot be started. ``mcprobe.cli`` starts the target the
+    same way before the heavy imports (``cli._prespawn``), so the two must stay in step."""
+    if cwd is not None and not os.path.isdir(cwd):
         raise ConnectFailed(f"could not start `{command}`: working directory {cwd!r} not found")
     try:
-        process = await anyio.open_process(
+        return subprocess.Popen(
             [command, *args],
             stdin=PIPE,
             stdout=PIPE,
@@ -300,6 +402,40 @@ async def open_stdio(
         )
     except OSError as exc:
         raise _start_error(command, exc) from None
+
+
+@asynccontextmanager
+async def open_stdio(
+    command: str,
+    args: tuple[str, ...],
+    *,
+    env: dict[str, str],
+    cwd: str | None,
+    secrets: tuple[str, ...],
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    stderr_tail_bytes: int = DEFAULT_STDERR_TAIL_BYTES,
+    started: subprocess.Popen[bytes] | None = None,
+) -> AsyncIterator[
+    tuple[
+        StdioProcess,
+        MemoryObjectReceiveStream[SessionMessage | Exception],
+        MemoryObjectSendStream[SessionMessage],
+    ]
+]:
+    """Spawn the target in its own process group and bridge its pipes to message streams.
+
+    ``started`` adopts a target already started by ``spawn_target`` (or an equivalent ``Popen``:
+    new session, three pipes) instead of starting one; from then on it is owned here exactly
+    like one started here. Raises ``ConnectFailed`` when the process cannot be started. On exit
+    the whole process group is stopped (see the module docstring), even when the caller is being
+    cancelled.
+    """
+    popen = started if started is not None else spawn_target(command, args, env=env, cwd=cwd)
+    try:
+        process = _Process(popen)
+    except ValueError:
+        discard_started(popen)
+        raise
     target = StdioProcess(process, command, secrets, stderr_tail_bytes)
     pgid = process.pid  # start_new_session: the leader's pid is the group id
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](16)

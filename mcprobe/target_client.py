@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import math
+import subprocess
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
@@ -39,6 +40,7 @@ from mcprobe.stdio_transport import (
     DEFAULT_MAX_MESSAGE_BYTES,
     DEFAULT_STDERR_TAIL_BYTES,
     StdioProcess,
+    discard_started,
     open_stdio,
 )
 from mcprobe.target_spec import TargetSpec, scrub
@@ -73,6 +75,7 @@ class _Attempt:
     phase: Phase = "start"
     process: StdioProcess | None = None
     http: HttpLog = field(default_factory=HttpLog)
+    started: subprocess.Popen[bytes] | None = None
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -204,7 +207,7 @@ class TargetConnection:
         name: str,
         arguments: JSON,
         *,
-        timeout: float | None = None,  # noqa: ASYNC109
+        timeout: float | None = None,
     ) -> RawCall:
         limit = self.spec.call_timeout if timeout is None else timeout
         if self._deadline is not None:
@@ -464,6 +467,7 @@ async def _wire(
             secrets=attempt.secrets,
             max_message_bytes=max_message_bytes,
             stderr_tail_bytes=DEFAULT_STDERR_TAIL_BYTES,
+            started=attempt.started,
         ) as (process, read, write):
             attempt.process = process
             yield read, write
@@ -578,9 +582,15 @@ async def open_target(
     deadline: float | None = None,
     max_response_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     page_cap: int = DEFAULT_PAGE_CAP,
+    started: subprocess.Popen[bytes] | None = None,
 ) -> AsyncIterator[TargetConnection]:
     """Connect to ``spec`` and yield a live ``TargetConnection``; close it (killing a stdio
     target's whole process group) on exit.
+
+    ``started`` is a stdio target already started from ``spec`` by
+    ``mcprobe.stdio_transport.spawn_target`` (the CLI starts it before its heavy imports, so the
+    target boots meanwhile); it is adopted instead of starting another, and owned from here on:
+    it is gone when this returns or raises, whatever happened.
 
     ``deadline`` is an absolute ``anyio.current_time()`` instant for the whole audit: it shortens
     the connect timeout, clips every call's timeout, and calls after it return ``notRun``.
@@ -598,24 +608,51 @@ async def open_target(
         kinds = ["streamable", "sse"]
     else:
         kinds = ["sse"]
-    async with AsyncExitStack() as stack:
-        connection: TargetConnection | None = None
-        for index, kind in enumerate(kinds):
-            attempt = _Attempt(spec, kind, budget)
-            try:
-                connection = await stack.enter_async_context(
-                    _open_once(
-                        attempt,
-                        deadline=connect_deadline,
-                        call_deadline=deadline,
-                        page_cap=page_cap,
-                        max_bytes=max_response_bytes,
-                    )
+    try:
+        async with AsyncExitStack() as stack:
+            connection = await _connect(
+                stack,
+                spec,
+                kinds,
+                budget,
+                connect_deadline,
+                deadline,
+                started,
+                page_cap=page_cap,
+                max_response_bytes=max_response_bytes,
+            )
+            yield connection
+    finally:
+        if started is not None:
+            discard_started(started)  # a no-op once the transport has stopped and reaped it
+
+
+async def _connect(
+    stack: AsyncExitStack,
+    spec: TargetSpec,
+    kinds: list[Literal["stdio", "streamable", "sse"]],
+    budget: float,
+    connect_deadline: float,
+    deadline: float | None,
+    started: subprocess.Popen[bytes] | None,
+    *,
+    page_cap: int,
+    max_response_bytes: int,
+) -> TargetConnection:
+    for index, kind in enumerate(kinds):
+        attempt = _Attempt(spec, kind, budget, started=started if kind == "stdio" else None)
+        try:
+            return await stack.enter_async_context(
+                _open_once(
+                    attempt,
+                    deadline=connect_deadline,
+                    call_deadline=deadline,
+                    page_cap=page_cap,
+                    max_bytes=max_response_bytes,
                 )
-            except ConnectFailed as failure:
-                if index + 1 < len(kinds) and isinstance(failure, _NotStreamable):
-                    continue
-                raise
-            break
-        assert connection is not None
-        yield connection
+            )
+        except ConnectFailed as failure:
+            if index + 1 < len(kinds) and isinstance(failure, _NotStreamable):
+                continue
+            raise
+    raise AssertionError("unreachable: the last attempt returns or raises")

@@ -237,6 +237,89 @@ def test_a_target_that_never_answers_initialize_exits_2_within_the_timeout_leavi
     assert not _alive(leader) and not _alive(child)
 
 
+# A stdio target is started before mcprobe's heavy imports (``cli._prespawn``) and adopted by
+# the transport; the tests above (missing command, silent target with a child that ignores
+# SIGTERM) already run through that path. These pin down the adoption and the safety net.
+
+
+def test_the_early_start_environment_is_the_sdks_default_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mcp.client.stdio import get_default_environment
+
+    from mcprobe.cli import _default_environment
+
+    monkeypatch.setenv("TERM", "xterm")
+    monkeypatch.setenv("SHELL", "() { evil; }")  # an exported shell function is never passed
+    monkeypatch.setenv("MCPROBE_TEST_UNRELATED", "x")
+    assert _default_environment() == get_default_environment()
+    assert "SHELL" not in _default_environment()
+    assert _default_environment()["TERM"] == "xterm"
+
+
+@pytest.mark.slow
+def test_the_target_started_early_is_the_one_audited(monkeypatch: pytest.MonkeyPatch) -> None:
+    import mcprobe.stdio_transport as stdio_transport
+
+    def no_second_start(*_: object, **__: object) -> None:
+        raise AssertionError("the transport started a second target")
+
+    monkeypatch.setattr(stdio_transport, "spawn_target", no_second_start)
+    code, out, err = _run("audit", "--fuzz", "--json", *_target("--clean"))
+    assert code == EXIT_OK, err
+    assert json.loads(out)["server"]["name"]
+
+
+@pytest.mark.slow
+def test_a_target_started_early_is_gone_with_its_child_when_interrupted_before_adoption(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import mcprobe.cli as cli
+
+    pids_file = tmp_path / "pids"
+    started: list[subprocess.Popen[bytes]] = []
+    real_prespawn = cli._prespawn
+
+    def prespawn(args: cli._AuditArgs) -> subprocess.Popen[bytes] | None:
+        process = real_prespawn(args)
+        assert process is not None
+        started.append(process)
+        return process
+
+    def interrupted_while_importing(args: cli._AuditArgs) -> cli.AuditInvocation:
+        deadline = time.monotonic() + 5
+        while not pids_file.exists() or len(pids_file.read_text().split()) < 2:
+            assert time.monotonic() < deadline, "the target never wrote its pids"
+            time.sleep(0.02)  # bounded poll for the target's own pidfile
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_prespawn", prespawn)
+    monkeypatch.setattr(cli, "_invocation", interrupted_while_importing)
+    # --hang-initialize ignores EOF and SIGTERM; --spawn-child starts a grandchild in its group.
+    code, _, err = _run("audit", *_target("--hang-initialize", "--spawn-child", str(pids_file)))
+    assert code == 130
+    assert "interrupted" in err
+    leader, child = (int(pid) for pid in pids_file.read_text().split())
+    assert started[0].pid == leader
+    assert started[0].returncode is not None  # reaped before run() returned
+    deadline = time.monotonic() + 2
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)  # the grandchild is reaped by init: bounded poll, not a fixed wait
+    assert not _alive(leader) and not _alive(child)
+
+
+def test_no_target_is_started_for_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import mcprobe.cli as cli
+
+    def never(args: cli._AuditArgs) -> None:
+        raise AssertionError("a target was started for an invalid command line")
+
+    monkeypatch.setattr(cli, "_prespawn", never)
+    code, _, err = _run("audit", "--fail-on-critical", "--", PY, CLI_TARGET)
+    assert code == EXIT_USAGE
+    assert "needs --fuzz" in err
+
+
 @pytest.mark.slow
 def test_a_clean_target_passes_every_gate_with_exit_0() -> None:
     code, out, err = _run(

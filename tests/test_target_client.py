@@ -286,6 +286,76 @@ async def test_target_ignoring_sigterm_and_its_child_are_both_gone_after_close(
     assert process_gone(leader) and process_gone(child)
 
 
+# --------------------------------------------------------------------------- stdio: adopted
+
+
+async def test_a_target_started_before_the_connect_is_adopted_not_started_twice(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import mcprobe.stdio_transport as stdio_transport
+
+    spec = raw_spec()
+    assert spec.command is not None
+    popen = stdio_transport.spawn_target(spec.command, spec.args, env={}, cwd=None)
+
+    def no_second_start(*_: object, **__: object) -> None:
+        raise AssertionError("the transport started a second target")
+
+    monkeypatch.setattr(stdio_transport, "spawn_target", no_second_start)
+    with anyio.fail_after(10):
+        async with open_target(spec, started=popen) as target:
+            assert target.pid == popen.pid
+            call = await target.call_tool("echo", {"text": "hi"})
+    assert call.kind is RawKind.RESULT
+    assert popen.returncode is not None  # stopped and reaped by the transport
+    assert group_gone(popen.pid)
+
+
+async def test_an_adopted_target_that_never_answers_is_gone_with_its_child_after_the_timeout(
+    tmp_path: Path,
+) -> None:
+    from mcprobe.stdio_transport import spawn_target
+
+    pidfile = tmp_path / "pids"
+    spec = raw_spec("silent", "ignore_term", f"pidfile={pidfile}", connect_timeout=1.0)
+    assert spec.command is not None
+    popen = spawn_target(spec.command, spec.args, env={}, cwd=None)
+    started = time.monotonic()
+    with anyio.fail_after(10), pytest.raises(ConnectFailed) as info:
+        async with open_target(spec, started=popen):
+            pass
+    assert str(info.value) == "no answer to initialize within 1.0 s"
+    assert time.monotonic() - started < 1.0 + 2.5
+    leader, child = read_pids(pidfile)
+    assert leader == popen.pid
+    assert group_gone(leader)
+    assert process_gone(leader) and process_gone(child)
+
+
+async def test_a_started_target_handed_to_a_failing_connect_is_still_killed() -> None:
+    from mcprobe.stdio_transport import spawn_target
+
+    spec = raw_spec("silent")
+    assert spec.command is not None
+    popen = spawn_target(spec.command, spec.args, env={}, cwd=None)
+    # An HTTP spec never reaches the stdio transport: open_target must still own the process.
+    http = TargetSpec("http", url="http://127.0.0.1:9/mcp", connect_timeout=1.0)
+    with anyio.fail_after(10), pytest.raises(ConnectFailed):
+        async with open_target(http, started=popen):
+            pass
+    assert popen.returncode is not None
+    assert group_gone(popen.pid)
+
+
+def test_spawn_target_reports_a_missing_command_and_a_missing_cwd() -> None:
+    from mcprobe.stdio_transport import spawn_target
+
+    with pytest.raises(ConnectFailed, match="could not start `/no/such/binary`: No such file"):
+        spawn_target("/no/such/binary", (), env={}, cwd=None)
+    with pytest.raises(ConnectFailed, match="working directory '/no/such/dir' not found"):
+        spawn_target(PY, (), env={}, cwd="/no/such/dir")
+
+
 async def test_closing_a_target_that_exits_on_eof_is_quick() -> None:
     with anyio.fail_after(10):
         async with open_target(raw_spec()) as target:
