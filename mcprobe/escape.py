@@ -24,9 +24,9 @@ code span, so a target cannot fake or hide truncation).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
-import threading
 import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable
@@ -191,13 +191,11 @@ def _prose(text: str, limit: int, quote: Callable[[str], str]) -> str:
 _MEMO_SIZE = 4096
 _MEMO_TEXT_LIMIT = 512
 _MEMO: OrderedDict[tuple[Callable[[str, int], str], str, int], str] = OrderedDict()
-_MEMO_LOCK = threading.Lock()
 
 
 def forget_escapes() -> None:
     """Empty the memo of recent escapes (benchmarks start each run cold with it)."""
-    with _MEMO_LOCK:
-        _MEMO.clear()
+    _MEMO.clear()
 
 
 def _remembered(escape: Callable[[str, int], str], text: str, limit: int) -> str:
@@ -206,10 +204,9 @@ def _remembered(escape: Callable[[str, int], str], text: str, limit: int) -> str
     key = (escape, text, limit)
     known = _MEMO.get(key)
     if known is None:
-        known = escape(text, limit)
-        with _MEMO_LOCK:  # a library caller may render from several threads
-            _MEMO[key] = known
-            if len(_MEMO) > _MEMO_SIZE:
+        known = _MEMO[key] = escape(text, limit)
+        if len(_MEMO) > _MEMO_SIZE:
+            with contextlib.suppress(KeyError):  # emptied meanwhile by another thread
                 _MEMO.popitem(last=False)
     return known
 

@@ -23,10 +23,10 @@ generation and classification do not each re-check the same schema in one audit.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
-import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -89,28 +89,26 @@ def schema_problems(schema: Any) -> tuple[SchemaProblem, ...]:
         return (SchemaProblem("a JSON Schema must be an object or a boolean", ""),)
     key = _memo_key(schema)
     if key is not None:
-        with _MEMO_LOCK:  # a library caller may check schemas from several threads
-            known = _MEMO.get(key)
-            if known is not None:
+        known = _MEMO.get(key)
+        if known is not None:
+            with contextlib.suppress(KeyError):  # evicted meanwhile by another thread
                 _MEMO.move_to_end(key)
-                return known
+            return known
     problems = _check(schema)
     if key is not None:
-        with _MEMO_LOCK:
-            _MEMO[key] = problems
-            if len(_MEMO) > _MEMO_SIZE:
+        _MEMO[key] = problems
+        if len(_MEMO) > _MEMO_SIZE:
+            with contextlib.suppress(KeyError):
                 _MEMO.popitem(last=False)
     return problems
 
 
 _MEMO: OrderedDict[bytes, tuple[SchemaProblem, ...]] = OrderedDict()
-_MEMO_LOCK = threading.Lock()
 
 
 def forget_schemas() -> None:
     """Empty ``schema_problems``' memo (benchmarks start each run cold with it)."""
-    with _MEMO_LOCK:
-        _MEMO.clear()
+    _MEMO.clear()
 
 
 def _memo_key(schema: Mapping[str, Any]) -> bytes | None:
