@@ -95,7 +95,7 @@ class FakeTarget:
         name: str,
         arguments: JSON,
         *,
-        timeout: float | None = None,  # noqa: ASYNC109 - the Target protocol's signature
+        timeout: float | None = None,
     ) -> RawCall:
         if not self._alive:
             return RawCall(kind=RawKind.TRANSPORT_LOST, detail="connection closed")
