@@ -647,7 +647,28 @@ def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
 
 
 def main() -> None:
-    sys.exit(run(sys.argv[1:], sys.stdout, sys.stderr))
+    code = run(sys.argv[1:], sys.stdout, sys.stderr)
+    if sys.argv[1:2] == ["audit"]:
+        _exit_now(code)
+    sys.exit(code)
+
+
+def _exit_now(code: int) -> NoReturn:
+    """End an audit without the interpreter's teardown.
+
+    Tearing down the MCP SDK, pydantic and jsonschema modules takes ~0.4-0.5 s after the work
+    is done (measured: ``import mcprobe.audit`` then exit, 2 vCPU), a fifth of a quick audit.
+    By now everything that matters is finished: the report is written (``--output`` closed),
+    the target's process group is gone and reaped, no thread runs. So flush what is buffered
+    and leave with ``os._exit``, which runs no finalizers."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    if "logging" in sys.modules:
+        import logging
+
+        logging.shutdown()
+    os._exit(code)
 
 
 if __name__ == "__main__":

@@ -308,6 +308,31 @@ def test_a_target_started_early_is_gone_with_its_child_when_interrupted_before_a
     assert not _alive(leader) and not _alive(child)
 
 
+@pytest.mark.slow
+def test_the_installed_command_flushes_the_whole_report_and_keeps_the_exit_code(
+    tmp_path: Path,
+) -> None:
+    # `mcprobe audit` leaves with os._exit (no interpreter teardown): the report, the gate
+    # message and an --output file must all be complete, and the exit code the gate's.
+    argv = [PY, "-m", "mcprobe.cli", "audit", "--fuzz", "--json", "--fail-under", "100"]
+    done = subprocess.run([*argv, *_target()], capture_output=True, text=True, timeout=60, cwd=REPO)
+    assert done.returncode == EXIT_SCORE, done.stderr[-500:]
+    assert json.loads(done.stdout)["fuzz"]
+    assert "below --fail-under 100" in done.stderr
+    report = tmp_path / "report.md"
+    done = subprocess.run(
+        [*argv[:3], "audit", "--output", str(report), *_target()],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=REPO,
+    )
+    assert done.returncode == EXIT_OK, done.stderr[-500:]
+    assert report.read_text().startswith("# mcprobe conformance report")
+    assert "md report written to" in done.stderr
+    assert done.stdout == ""
+
+
 def test_no_target_is_started_for_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
     import mcprobe.cli as cli
 
