@@ -17,7 +17,12 @@ Targets: the demo target (``python -m demo_target``) and a deliberately slow one
 served concurrently). Printed: medians, mcprobe's overhead over the floor (goal ≤ 1.25×), and on
 the slow target mcprobe's time against the sequential sum of call latencies (goal ≤ 0.35×).
 
-    .venv/bin/python scripts/bench_cli.py [--runs 5]
+``--breakdown`` also times, in the same alternation, the fixed costs an audit is made of:
+``import``  a fresh interpreter importing ``mcprobe.audit`` (what mcprobe loads; it overlaps the
+            target's boot, since the CLI starts a stdio target before importing);
+``boot``    the floor with no ``tools/call`` (spawn, ``initialize``, ``tools/list``, close).
+
+    .venv/bin/python scripts/bench_cli.py [--runs 5] [--breakdown]
 """
 
 from __future__ import annotations
@@ -113,13 +118,18 @@ def _record_calls(target: list[str], calls_file: Path) -> int:
     return len(calls)
 
 
-def _bench(label: str, target: list[str], runs: int, slow_ms: int | None) -> None:
+def _bench(label: str, target: list[str], runs: int, slow_ms: int | None, breakdown: bool) -> None:
     calls_file = Path(f"/tmp/mcprobe-bench-calls-{label}.json")
     n_calls = _record_calls(target, calls_file)
     contenders: dict[str, list[str]] = {
         "floor": [PY, __file__, "floor", str(calls_file), "--", *target],
         "mcprobe": [*MCPROBE, "audit", "--fuzz", "--json", "--", *target],
     }
+    if breakdown:
+        no_calls = Path(f"/tmp/mcprobe-bench-no-calls-{label}.json")
+        no_calls.write_text("[]")
+        contenders["import"] = [PY, "-c", "import mcprobe.audit"]
+        contenders["boot"] = [PY, __file__, "floor", str(no_calls), "--", *target]
     if slow_ms is not None:
         contenders["mcprobe-c8"] = [
             *MCPROBE,
@@ -163,10 +173,13 @@ def main() -> None:
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--breakdown", action="store_true", help="also time the import and the target's boot"
+    )
     ns = parser.parse_args()
     slow_target = [PY, "tests/targets/cli_target.py", "--slow", str(SLOW_MS), "--extra-tools", "9"]
-    _bench("demo target", [PY, "-m", "demo_target"], ns.runs, None)
-    _bench("slow target", slow_target, ns.runs, SLOW_MS)
+    _bench("demo target", [PY, "-m", "demo_target"], ns.runs, None, ns.breakdown)
+    _bench("slow target", slow_target, ns.runs, SLOW_MS, ns.breakdown)
 
 
 if __name__ == "__main__":
