@@ -71,6 +71,7 @@ own stdio MCP server. `mcprobe audit --help` lists the audit options.
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _STDERR_TAIL_LINES = 20
+_REAP_SECONDS = 2.0
 
 
 class UsageError(Exception):
@@ -405,7 +406,8 @@ def _discard(started: subprocess.Popen[bytes]) -> None:
     if started.returncode is None and started.poll() is None:
         with contextlib.suppress(OSError):
             os.killpg(started.pid, signal.SIGKILL)
-        started.wait()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            started.wait(timeout=_REAP_SECONDS)  # SIGKILLed: only a stuck kernel call waits
     for pipe in (started.stdin, started.stdout, started.stderr):
         if pipe is not None:
             with contextlib.suppress(OSError):

@@ -229,7 +229,8 @@ def discard_started(popen: subprocess.Popen[bytes]) -> None:
     if popen.poll() is None:
         _signal_group(popen.pid, signal.SIGKILL)
         popen.kill()
-        popen.wait()
+        with suppress(subprocess.TimeoutExpired):
+            popen.wait(timeout=KILL_REAP)
     for pipe in (popen.stdin, popen.stdout, popen.stderr):
         if pipe is not None:
             with suppress(OSError):
