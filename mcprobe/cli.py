@@ -13,6 +13,11 @@ calls ``sys.exit`` with it, so tests drive the CLI with string buffers. The repo
 (or ``--output FILE``); logs and errors go to stderr, one line each, secrets scrubbed. No
 traceback ever reaches the user (set ``MCPROBE_DEBUG=1`` to get one on stderr).
 
+Speed: the command line is checked with the standard library only, then a stdio target is
+started (``_prespawn``) before the MCP SDK and pydantic are imported, so the target boots while
+mcprobe loads; the transport adopts the running process. ``main`` ends an audit with
+``os._exit`` once the report is flushed and the target reaped (``_exit_now``).
+
 Exit codes (``EXIT_*`` below): 0 audit completed and every gate passed; 1 usage error (bad
 option or value, unknown option, unwritable ``--output``); 2 could not connect to the target;
 3 score below ``--fail-under``; 4 critical behavioural issue with ``--fail-on-critical`` — when
