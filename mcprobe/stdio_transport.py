@@ -9,7 +9,7 @@ pipes — non-blocking descriptors awaited with ``anyio.wait_readable`` / ``wait
 ``SessionMessage`` streams the SDK's ``JSONRPCDispatcher`` reads and writes. A plain ``Popen``
 can be started before any event loop or heavy import exists: ``mcprobe audit`` starts the target
 first and imports the SDK (0.5-2 s) while it boots, then ``open_stdio(started=...)`` adopts it
-with every guarantee below (demo target: 4.1 s → 2.3 s per audit, floor 2.1 s).
+with every guarantee below (demo target audit, same run: 4.3 s → 2.7 s; floor client 2.2 s).
 
 Close sequence (worst case about 2 s): close stdin, wait ``EOF_GRACE``; SIGTERM to the group,
 wait ``TERM_GRACE``; SIGKILL to the group. Whatever is still in the group after the leader is
