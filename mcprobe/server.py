@@ -374,7 +374,7 @@ def spec_from_input(args: ConnectInput) -> TargetSpec:
 def _check_url(url: str) -> None:
     try:
         parts = urlsplit(url)
-        parts.port
+        parts.port  # noqa: B018 - raises ValueError for a malformed port
     except ValueError:
         raise UsageError("malformed url: cannot be parsed") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:

@@ -30,6 +30,6 @@ async def survivors(pidfile: Path, grace: float = 3.0) -> list[int]:
     """The pids listed in ``pidfile`` still running after up to ``grace`` seconds of polling."""
     pids = read_pids(pidfile)
     with anyio.move_on_after(grace):
-        while any(pid_running(pid) for pid in pids):
+        while any(pid_running(pid) for pid in pids):  # noqa: ASYNC110 (no exit event to await)
             await anyio.sleep(0.05)
     return [pid for pid in pids if pid_running(pid)]
