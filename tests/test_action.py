@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.http_demo import http_demo_target
+
 ROOT = Path(__file__).resolve().parent.parent
 ACTION = ROOT / "action.yml"
 SCRIPT = ROOT / "scripts" / "action_audit.sh"
@@ -167,23 +169,8 @@ def test_a_target_that_cannot_start_fails_with_exit_2(tmp_path: Path) -> None:
 @pytest.fixture
 def http_demo_with_bearer() -> Iterator[tuple[str, str]]:
     token = "s3cr3t-action-token-7781"
-    env = {**os.environ, "DEMO_TOKEN": token}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "demo_target", "--http", "0", "--bearer-token-env", "DEMO_TOKEN"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert line.startswith("READY "), line
-        yield line.split()[1], token
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    with http_demo_target("DEMO_TOKEN", token) as url:
+        yield url, token
 
 
 @pytest.mark.slow

@@ -10,9 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
-import re
 import shlex
-import signal
 import subprocess
 import sys
 import time
@@ -35,6 +33,7 @@ from mcprobe.cli import (
     run,
 )
 from mcprobe.report_model import ConformanceReport
+from tests.http_demo import http_demo_target as running_http_demo
 from tests.report_samples import sample_report
 
 PY = sys.executable
@@ -440,25 +439,8 @@ def test_progress_goes_to_a_terminal_stderr_only() -> None:
 
 @pytest.fixture(scope="module")
 def http_demo_target() -> Iterator[str]:
-    env = {**os.environ, "DEMO_TOKEN": "tok-very-secret-123"}
-    proc = subprocess.Popen(
-        [PY, "-m", "demo_target", "--http", "0", "--bearer-token-env", "DEMO_TOKEN"],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()  # "READY <url>" once it listens (bounded by the timeout)
-        match = re.match(r"READY (\S+)", line)
-        assert match, line
-        yield match.group(1)
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=5)
+    with running_http_demo("DEMO_TOKEN", "tok-very-secret-123") as url:
+        yield url
 
 
 @pytest.mark.slow

@@ -4,9 +4,6 @@
 from __future__ import annotations
 
 import json
-import os
-import re
-import signal
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -19,6 +16,7 @@ import pytest
 import mcprobe
 from mcprobe.errors import ConnectFailed, UsageError
 from mcprobe.report_model import ConformanceReport
+from tests.http_demo import http_demo_target
 from tests.report_samples import sample_report
 
 PY = sys.executable
@@ -100,24 +98,8 @@ def test_audit_stdio_sync_runs_outside_an_event_loop() -> None:
 
 @pytest.fixture
 def http_target() -> Iterator[str]:
-    env = {**os.environ, "LIB_TOKEN": "lib-bearer-secret"}
-    proc = subprocess.Popen(
-        [PY, "-m", "demo_target", "--http", "0", "--bearer-token-env", "LIB_TOKEN"],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        assert proc.stdout is not None
-        match = re.match(r"READY (\S+)", proc.stdout.readline())
-        assert match
-        yield match.group(1)
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=5)
+    with http_demo_target("LIB_TOKEN", "lib-bearer-secret") as url:
+        yield url
 
 
 @pytest.mark.slow

@@ -22,6 +22,7 @@ from mcp import Client
 
 from mcprobe.cli import run
 from mcprobe.server import TOOLS, build_server
+from tests.http_demo import http_demo_target
 
 ROOT = Path(__file__).resolve().parent.parent
 SKILL = ROOT / "skills" / "mcp-audit" / "SKILL.md"
@@ -137,22 +138,8 @@ def test_the_version_command_is_the_installed_console_script(venv_on_path: Path)
 
 @pytest.fixture
 def http_demo_url() -> Iterator[str]:
-    env = {**os.environ, "DEMO_TOKEN": "skill-test-token-4242"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "demo_target", "--http", "0", "--bearer-token-env", "DEMO_TOKEN"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert line.startswith("READY "), line
-        yield line.split()[1]
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    with http_demo_target("DEMO_TOKEN", "skill-test-token-4242") as url:
+        yield url
 
 
 @pytest.mark.slow
