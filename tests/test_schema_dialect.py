@@ -72,9 +72,9 @@ def test_a_schema_nested_beyond_the_recursion_limit_is_a_problem_not_a_crash() -
 # --------------------------------------------------------------------------- the memo
 
 
-def test_a_repeated_schema_is_answered_from_the_memo_without_a_second_check(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+@pytest.fixture
+def meta_checks(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Every schema that really went through the meta-schema check (not the memo)."""
     calls: list[object] = []
     real = schema_dialect._check
 
@@ -83,11 +83,17 @@ def test_a_repeated_schema_is_answered_from_the_memo_without_a_second_check(
         return real(schema)
 
     monkeypatch.setattr(schema_dialect, "_check", counting)
+    return calls
+
+
+def test_a_repeated_schema_is_answered_from_the_memo_without_a_second_check(
+    meta_checks: list[object],
+) -> None:
     schema = {"type": "object", "properties": {"memo_probe": {"type": "strin"}}}
     first = schema_problems(schema)
     second = schema_problems(json.loads(json.dumps(schema)))  # equal content, another object
     assert first == second and len(first) == 1
-    assert len(calls) == 1
+    assert len(meta_checks) == 1
 
 
 def test_the_memo_tells_apart_schemas_that_differ_only_in_number_type_or_key_order() -> None:
@@ -297,18 +303,10 @@ def test_flattened_and_official_meta_schemas_agree_on_random_schemas(schema: Any
 
 
 def test_forgetting_the_memo_makes_the_next_answer_a_fresh_check(
-    monkeypatch: pytest.MonkeyPatch,
+    meta_checks: list[object],
 ) -> None:
-    calls: list[object] = []
-    real = schema_dialect._check
-
-    def counting(schema: Any) -> tuple[SchemaProblem, ...]:
-        calls.append(schema)
-        return real(schema)
-
-    monkeypatch.setattr(schema_dialect, "_check", counting)
     schema = {"type": "object", "properties": {"forget_probe": {"type": "string"}}}
     schema_problems(schema)
     schema_dialect.forget_schemas()
     assert schema_problems(schema) == ()
-    assert len(calls) == 2
+    assert len(meta_checks) == 2

@@ -6,14 +6,11 @@ import os
 import socket
 import sys
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Literal
 
 import anyio
 import pytest
-import uvicorn
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mcprobe.errors import ConnectFailed
@@ -22,6 +19,7 @@ from mcprobe.target_client import TargetConnection, open_target
 from mcprobe.target_protocol import Target
 from mcprobe.target_spec import TargetSpec
 from tests.targets import RAWSERVER, SDK_SERVER
+from tests.targets.hostile_http import serve
 from tests.targets.sdk_server import build_server
 
 pytestmark = pytest.mark.anyio
@@ -465,23 +463,6 @@ def _satisfies_target_protocol(connection: TargetConnection) -> Target:
 # --------------------------------------------------------------------------- HTTP and SSE
 
 TOKEN = "tok-9f8e7d6c5b4a"
-
-
-@asynccontextmanager
-async def serve(app: ASGIApp) -> AsyncIterator[str]:
-    """Serve ``app`` with uvicorn on a free 127.0.0.1 port; yield its base URL."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(16)  # listening before uvicorn starts: early connections just queue
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(server.serve, [sock])
-        try:
-            yield f"http://127.0.0.1:{port}"
-        finally:
-            server.should_exit = True
-    sock.close()
 
 
 def bearer_gate(app: ASGIApp, token: str) -> ASGIApp:
