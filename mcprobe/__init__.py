@@ -22,7 +22,7 @@ import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 
-__version__ = "0.1.0"
+from mcprobe.core.version import __version__
 
 __all__ = [
     "ConformanceReport",
@@ -40,18 +40,18 @@ __all__ = [
 if TYPE_CHECKING:
     import subprocess
 
-    from mcprobe.errors import ConnectFailed as ConnectFailed
-    from mcprobe.errors import McprobeError as McprobeError
-    from mcprobe.fuzz_runner import ProgressCallback
-    from mcprobe.report_model import ConformanceReport as ConformanceReport
-    from mcprobe.target_spec import TargetSpec
+    from mcprobe.core.errors import ConnectFailed as ConnectFailed
+    from mcprobe.core.errors import McprobeError as McprobeError
+    from mcprobe.core.report_model import ConformanceReport as ConformanceReport
+    from mcprobe.core.target_spec import TargetSpec
+    from mcprobe.engine.fuzz_runner import ProgressCallback
 
 ReportFormat = Literal["md", "json", "sarif", "junit"]
 
 _LAZY = {
-    "ConformanceReport": "mcprobe.report_model",
-    "ConnectFailed": "mcprobe.errors",
-    "McprobeError": "mcprobe.errors",
+    "ConformanceReport": "mcprobe.core.report_model",
+    "ConnectFailed": "mcprobe.core.errors",
+    "McprobeError": "mcprobe.core.errors",
 }
 
 _P = ParamSpec("_P")
@@ -71,7 +71,7 @@ if not TYPE_CHECKING:  # type checkers see the imports above; a typo stays a typ
 
 def _check_timeout(name: str, value: float) -> None:
     if not value > 0:
-        from mcprobe.errors import UsageError
+        from mcprobe.core.errors import UsageError
 
         raise UsageError(f"{name} must be a positive number of seconds, got {value!r}")
 
@@ -90,7 +90,7 @@ async def _run_pipeline(
 ) -> ConformanceReport:
     """The one pipeline behind the library functions and ``mcprobe audit``. ``started``: the
     stdio target the CLI already started from ``spec`` (owned by the pipeline from here on)."""
-    from mcprobe.audit import AuditOptions, audit_spec
+    from mcprobe.engine.audit import AuditOptions, audit_spec
 
     values: dict[str, Any] = {
         "max_tools": max_tools,
@@ -137,7 +137,7 @@ async def audit_stdio(
     ``ConnectFailed`` when the target cannot be started or does not complete the handshake
     within ``connect_timeout``.
     """
-    from mcprobe.target_spec import TargetSpec
+    from mcprobe.core.target_spec import TargetSpec
 
     _check_timeout("timeout", timeout)
     _check_timeout("connect_timeout", connect_timeout)
@@ -181,7 +181,7 @@ async def audit_url(
     """Audit an MCP server over HTTP: Streamable HTTP, falling back to legacy SSE
     (``transport="sse"`` goes straight to SSE). ``headers`` and ``bearer`` are sent with every
     request and never appear in the report. Other arguments as for ``audit_stdio``."""
-    from mcprobe.target_spec import TargetSpec
+    from mcprobe.core.target_spec import TargetSpec
 
     _check_timeout("timeout", timeout)
     _check_timeout("connect_timeout", connect_timeout)
@@ -230,24 +230,24 @@ def render_report(
     """The report as Markdown (``md``), JSON, SARIF 2.1.0 or JUnit XML.
 
     ``sarif_artifact`` (SARIF only) is the file every result points at; GitHub code scanning
-    needs one (see ``mcprobe.render_sarif``)."""
+    needs one (see ``mcprobe.report.sarif``)."""
     if format not in ("md", "json", "sarif", "junit"):
-        from mcprobe.errors import UsageError
+        from mcprobe.core.errors import UsageError
 
         raise UsageError(f"unknown report format {format!r}: expected md, json, sarif or junit")
     if format == "json":
-        from mcprobe.render_json import render_json
+        from mcprobe.report.json_report import render_json
 
         return render_json(report)
     if format == "sarif":
-        from mcprobe.render_sarif import render_sarif
+        from mcprobe.report.sarif import render_sarif
 
         return render_sarif(report, artifact_uri=sarif_artifact)
     if format == "junit":
-        from mcprobe.render_junit import render_junit
+        from mcprobe.report.junit import render_junit
 
         return render_junit(report)
-    from mcprobe.render_markdown import render_markdown
+    from mcprobe.report.markdown import render_markdown
 
     text = render_markdown(report)
     return text if text.endswith("\n") else text + "\n"

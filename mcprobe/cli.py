@@ -47,8 +47,8 @@ from urllib.parse import urlsplit, urlunsplit
 from mcprobe import __version__, render_report
 
 if TYPE_CHECKING:
-    from mcprobe.report_model import ConformanceReport
-    from mcprobe.target_spec import TargetSpec
+    from mcprobe.core.report_model import ConformanceReport
+    from mcprobe.core.target_spec import TargetSpec
 
 EXIT_OK = 0
 EXIT_USAGE = 1
@@ -322,7 +322,7 @@ def _check_audit_args(argv: Sequence[str], out: TextIO) -> _AuditArgs:
 
 def _invocation(args: _AuditArgs) -> AuditInvocation:
     """Stage two of ``parse_audit``: build the ``TargetSpec`` (imports pydantic)."""
-    from mcprobe.target_spec import (
+    from mcprobe.core.target_spec import (
         DEFAULT_CALL_TIMEOUT,
         DEFAULT_CONNECT_TIMEOUT,
         TargetSpec,
@@ -512,9 +512,9 @@ def _run_audit(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
 def _run_checked_audit(
     args: _AuditArgs, started: subprocess.Popen[bytes] | None, stdout: TextIO, stderr: TextIO
 ) -> int:
-    from mcprobe.errors import ConnectFailed, McprobeError
-    from mcprobe.errors import UsageError as LibraryUsageError
-    from mcprobe.target_spec import scrub
+    from mcprobe.core.errors import ConnectFailed, McprobeError
+    from mcprobe.core.errors import UsageError as LibraryUsageError
+    from mcprobe.core.target_spec import scrub
 
     invocation = _invocation(args)
     secrets = invocation.spec.secret_values()
@@ -558,7 +558,7 @@ def _audit_and_report(
     say: Callable[[str], None],
     started: subprocess.Popen[bytes] | None = None,
 ) -> int:
-    from mcprobe.target_spec import scrub
+    from mcprobe.core.target_spec import scrub
 
     report = _audit(invocation, progress, started)
     if progress is not None:
@@ -626,7 +626,7 @@ def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         if not args or args[0] == "serve":
             if args[1:]:
                 raise UsageError("serve takes no arguments")
-            from mcprobe.server import main as serve
+            from mcprobe.server.app import main as serve
 
             try:
                 serve()
@@ -664,7 +664,7 @@ def _exit_now(code: int) -> NoReturn:
     """End an audit without the interpreter's teardown.
 
     Tearing down the MCP SDK, pydantic and jsonschema modules takes ~0.4-0.5 s after the work
-    is done (measured: ``import mcprobe.audit`` then exit, 2 vCPU), a fifth of a quick audit.
+    is done (measured: ``import mcprobe.engine.audit`` then exit, 2 vCPU), a fifth of a quick audit.
     By now everything that matters is finished: the report is written (``--output`` closed),
     the target's process group is gone and reaped, no thread runs. So flush what is buffered
     and leave with ``os._exit``, which runs no finalizers."""

@@ -23,11 +23,11 @@ __all__ = ["default_mcprobe_command", "demo_target_command", "main", "run_demo"]
 
 def default_mcprobe_command() -> list[str]:
     """The installed ``mcprobe`` console script next to this interpreter, else
-    ``python -m mcprobe.server``."""
+    ``python -m mcprobe.server.app``."""
     script = Path(sys.executable).with_name("mcprobe")
     if script.is_file():
         return [str(script)]
-    return [sys.executable, "-m", "mcprobe.server"]
+    return [sys.executable, "-m", "mcprobe.server.app"]
 
 
 def demo_target_command() -> list[str]:

@@ -87,7 +87,7 @@ import pathlib
 import sys
 
 from mcprobe import render_report
-from mcprobe.report_model import ConformanceReport
+from mcprobe.core.report_model import ConformanceReport
 
 out_dir, github_output, summary = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 artifact = sys.argv[4] or None

@@ -13,7 +13,7 @@ arguments, its progress notifications and its result.
         audit any stdio MCP server through the same path and write its report
 
 Run it with the project's Python (``.venv/bin/python scripts/agent_session.py ...``): mcprobe is
-started as ``<that python> -m mcprobe.server``. Exit status: 0 written; 1 a call failed.
+started as ``<that python> -m mcprobe.server.app``. Exit status: 0 written; 1 a call failed.
 """
 
 from __future__ import annotations
@@ -68,7 +68,9 @@ class Session:
 
 
 def mcprobe_server() -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "mcprobe.server"], cwd=ROOT)
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "mcprobe.server.app"], cwd=ROOT
+    )
 
 
 async def _call(session: ClientSession, tool: str, arguments: dict[str, Any]) -> Call:

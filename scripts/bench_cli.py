@@ -18,7 +18,7 @@ served concurrently). Printed: medians, mcprobe's overhead over the floor (goal 
 the slow target mcprobe's time against the sequential sum of call latencies (goal ≤ 0.35×).
 
 ``--breakdown`` also times, in the same alternation, the fixed costs an audit is made of:
-``import``  a fresh interpreter importing ``mcprobe.audit`` (what mcprobe loads; it overlaps the
+``import``  a fresh interpreter importing ``engine.audit`` (what mcprobe loads; it overlaps the
             target's boot, since the CLI starts a stdio target before importing);
 ``boot``    the floor with no ``tools/call`` (spawn, ``initialize``, ``tools/list``, close).
 
@@ -129,7 +129,7 @@ def _bench(label: str, target: list[str], runs: int, slow_ms: int | None, breakd
         no_calls = Path(f"/tmp/mcprobe-bench-no-calls-{label}.json")
         no_calls.write_text("[]")
         # os._exit: the audit skips interpreter teardown too (cli._exit_now), so time the import.
-        contenders["import"] = [PY, "-c", "import os, mcprobe.audit; os._exit(0)"]
+        contenders["import"] = [PY, "-c", "import os, mcprobe.engine.audit; os._exit(0)"]
         contenders["boot"] = [PY, __file__, "floor", str(no_calls), "--", *target]
     if slow_ms is not None:
         contenders["mcprobe-c8"] = [

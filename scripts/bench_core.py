@@ -18,15 +18,15 @@ import time
 from typing import Any
 
 from mcprobe import __version__
-from mcprobe.cases import generate_cases
-from mcprobe.classify import classify_call
-from mcprobe.escape import forget_escapes
-from mcprobe.lint import lint_server
-from mcprobe.model import Coverage, FuzzRun, RawCall, RawKind, ServerSnapshot
-from mcprobe.render_markdown import render_markdown
-from mcprobe.report_build import build_report
-from mcprobe.schema_dialect import forget_schemas
-from mcprobe.score import score_server
+from mcprobe.core.cases.generate import generate_cases
+from mcprobe.core.classify import classify_call
+from mcprobe.core.lint.engine import lint_server
+from mcprobe.core.model import Coverage, FuzzRun, RawCall, RawKind, ServerSnapshot
+from mcprobe.core.report_build import build_report
+from mcprobe.core.schema_dialect import forget_schemas
+from mcprobe.core.score import score_server
+from mcprobe.report.escape import forget_escapes
+from mcprobe.report.markdown import render_markdown
 
 
 def rich_tool(i: int) -> dict[str, Any]:

@@ -11,16 +11,16 @@ import sys
 
 import anyio
 
-from mcprobe.audit import AuditOptions, audit_spec
-from mcprobe.report_model import ConformanceReport
-from mcprobe.target_spec import TargetSpec
+from mcprobe.core.report_model import ConformanceReport
+from mcprobe.core.target_spec import TargetSpec
+from mcprobe.engine.audit import AuditOptions, audit_spec
 
 
 def self_spec() -> TargetSpec:
     return TargetSpec(
         "stdio",
         command=sys.executable,
-        args=("-m", "mcprobe.server"),
+        args=("-m", "mcprobe.server.app"),
         connect_timeout=30.0,
         call_timeout=10.0,
     )

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import anyio
 import anyio.lowlevel
 
-from mcprobe.model import JSON, Finding, RawCall, RawKind, ServerSnapshot
+from mcprobe.core.model import JSON, Finding, RawCall, RawKind, ServerSnapshot
 
 Responder = Callable[[str, JSON], Awaitable[RawCall]]
 

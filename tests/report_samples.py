@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcprobe.report_model import (
+from mcprobe.core.report_model import (
     ConformanceReport,
     CoverageOut,
     DimensionOut,

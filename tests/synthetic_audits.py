@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mcprobe.model import (
+from mcprobe.core.model import (
     CaseKind,
     CaseResult,
     Coverage,

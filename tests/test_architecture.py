@@ -1,8 +1,12 @@
-"""The layers of ARCHITECTURE.md hold: the pure core imports no I/O, and nothing imports upwards.
+"""ARCHITECTURE.md's layers hold: each folder of ``mcprobe/`` imports only what its rule allows.
 
 Checked on the source (AST), so a violating import anywhere in a module fails, even one inside a
-function body.
+function body, and in every form: ``import mcprobe``, ``import mcprobe.x.y``, ``from mcprobe
+import x``, ``from mcprobe.x import y``, relative imports (``from .. import x``) and dynamic ones
+(``importlib.import_module("mcprobe.x")``, ``__import__("mcprobe.x")``).
 """
+
+from __future__ import annotations
 
 import ast
 from pathlib import Path
@@ -11,46 +15,23 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "mcprobe"
 
-PURE_CORE = {
-    "model",
-    "report_model",
-    "schema_dialect",
-    "schema_view",
-    "lint",
-    "lint_rules",
-    "cases",
-    "values",
-    "param_hints",
-    "classify",
-    "selection",
-    "score",
-    "report_build",
-    "fix_plan",
-    "escape",
-    "render_markdown",
-    "render_json",
-    "render_sarif",
-    "render_junit",
-    "target_spec",
-    "target_protocol",
+# Each layer (a sub-package of mcprobe, or "front" for the modules at the top) and the layers its
+# modules may import. A module may always import its own layer.
+ALLOWED: dict[str, frozenset[str]] = {
+    "core": frozenset({"core"}),
+    "report": frozenset({"core", "report"}),
+    "target": frozenset({"core", "target"}),
+    "engine": frozenset({"core", "report", "target", "engine"}),
+    "server": frozenset({"core", "report", "target", "engine", "server"}),
+    "front": frozenset({"core", "report", "target", "engine", "server", "front"}),
 }
-IO_LAYER = {
-    "target_client",
-    "stdio_transport",
-    "http_transport",
-    "raw_session",
-    "wire_events",
-    "registry",
-    "fuzz_runner",
-    "errors",
-}
-FRONT_ENDS = {"audit", "server", "server_models", "cli", "demo_client", "__init__"}
 
-# Modules that do I/O, keep time or draw randomness: none of them may appear in the pure core.
+# Modules that do I/O, keep time or draw randomness: none of them may appear in the pure layers.
 IMPURE_TOP_LEVEL = {
     "anyio",
     "asyncio",
     "mcp",
+    "mcp_types",
     "httpx2",
     "httpx",
     "subprocess",
@@ -66,38 +47,115 @@ IMPURE_TOP_LEVEL = {
     "uvicorn",
     "starlette",
 }
+PURE_LAYERS = {"core", "report"}
 
 
-def imported_names(module: str) -> set[str]:
-    tree = ast.parse((PACKAGE / f"{module}.py").read_text(encoding="utf-8"))
+def layer_of_module(dotted: str) -> str:
+    """``mcprobe.core.lint.rules`` → ``core``; ``mcprobe`` or ``mcprobe.cli`` → ``front``."""
+    parts = dotted.split(".")
+    if len(parts) >= 2 and parts[1] in ALLOWED and parts[1] != "front":
+        return parts[1]
+    return "front"
+
+
+def module_name(path: Path) -> str:
+    relative = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(relative.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def all_modules() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def imported_modules(source: str, own: str, *, is_package: bool = False) -> set[str]:
+    """Every module ``source`` (module ``own``) imports, as absolute dotted names."""
+    tree = ast.parse(source)
+    package = own if is_package else own.rpartition(".")[0]
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base_parts = package.split(".")
+                base_parts = base_parts[: len(base_parts) - (node.level - 1)]
+                base = ".".join(base_parts)
+                module = f"{base}.{node.module}" if node.module else base
+            else:
+                module = node.module or ""
+            names.add(module)
+            if module == "mcprobe" or module.startswith("mcprobe."):
+                # ``from mcprobe import x`` may name a sub-package: count it as imported too.
+                names.update(f"{module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Call) and _is_dynamic_import(node.func) and node.args:
+            first = node.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                names.add(first.value)
     return names
 
 
-def test_every_module_of_the_package_is_placed_in_a_layer() -> None:
-    modules = {p.stem for p in PACKAGE.glob("*.py")}
-    assert modules == PURE_CORE | IO_LAYER | FRONT_ENDS
+def _is_dynamic_import(func: ast.expr) -> bool:
+    if isinstance(func, ast.Name):
+        return func.id in {"__import__", "import_module"}
+    return isinstance(func, ast.Attribute) and func.attr == "import_module"
 
 
-@pytest.mark.parametrize("module", sorted(PURE_CORE))
-def test_a_pure_core_module_imports_neither_io_nor_the_upper_layers(module: str) -> None:
-    names = imported_names(module)
-    impure = {n for n in names if n.split(".")[0] in IMPURE_TOP_LEVEL}
-    upward = {n for n in names if n.startswith("mcprobe.") and n.split(".")[1] not in PURE_CORE}
-    assert not impure, f"{module} imports I/O or clock modules: {sorted(impure)}"
-    assert not upward, f"{module} imports from an upper layer: {sorted(upward)}"
+def violations(path: Path) -> list[str]:
+    source = path.read_text(encoding="utf-8")
+    return violations_in(source, module_name(path), is_package=path.name == "__init__.py")
 
 
-@pytest.mark.parametrize("module", sorted(IO_LAYER))
-def test_the_io_layer_does_not_import_the_front_ends(module: str) -> None:
-    upward = {
-        n
-        for n in imported_names(module)
-        if n.startswith("mcprobe.") and n.split(".")[1] in FRONT_ENDS
-    }
-    assert not upward, f"{module} imports a front-end: {sorted(upward)}"
+def violations_in(source: str, own: str, *, is_package: bool = False) -> list[str]:
+    own_layer = layer_of_module(own)
+    problems: list[str] = []
+    for name in sorted(imported_modules(source, own, is_package=is_package)):
+        if name == "mcprobe" or name.startswith("mcprobe."):
+            target = layer_of_module(name)
+            if name == "mcprobe" and own_layer != "front":
+                problems.append(f"imports the top-level package {name!r} (a front-end)")
+            elif target not in ALLOWED[own_layer]:
+                problems.append(f"imports {name!r} from layer {target!r}")
+        elif own_layer in PURE_LAYERS and name.split(".")[0] in IMPURE_TOP_LEVEL:
+            problems.append(f"imports the I/O or clock module {name!r}")
+    return problems
+
+
+def test_every_folder_of_the_package_is_a_known_layer() -> None:
+    folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert folders - {"schemas"} == set(ALLOWED) - {"front"}
+
+
+@pytest.mark.parametrize("path", all_modules(), ids=lambda p: str(p.relative_to(PACKAGE.parent)))
+def test_a_module_imports_only_the_layers_its_folder_allows(path: Path) -> None:
+    assert violations(path) == []
+
+
+PLANTED = {
+    "bare package import": "import mcprobe\n",
+    "dotted import": "import mcprobe.engine.audit\n",
+    "from-package import": "from mcprobe import cli\n",
+    "from-module import": "from mcprobe.server.app import main\n",
+    "relative import": "from ..engine import audit\n",
+    "dynamic import": "import importlib\nimportlib.import_module('mcprobe.server.app')\n",
+    "dunder import": "__import__('mcprobe.engine.fuzz_runner')\n",
+    "import inside a function": "def f():\n    from mcprobe.engine import audit\n",
+}
+
+
+@pytest.mark.parametrize("source", PLANTED.values(), ids=list(PLANTED))
+def test_a_planted_upward_import_of_each_kind_is_caught(source: str) -> None:
+    assert violations_in(source, "mcprobe.target.planted"), f"not caught: {source!r}"
+
+
+def test_a_planted_clock_import_in_the_core_is_caught() -> None:
+    assert violations_in("import time\n", "mcprobe.core.planted") == [
+        "imports the I/O or clock module 'time'"
+    ]
+
+
+def test_an_allowed_downward_import_is_not_flagged() -> None:
+    source = "from mcprobe.core.model import Finding\nfrom ..target import connection\n"
+    assert violations_in(source, "mcprobe.engine.planted") == []

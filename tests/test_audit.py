@@ -7,10 +7,10 @@ import json
 import anyio
 import pytest
 
-from mcprobe.audit import AuditOptions, run_audit
-from mcprobe.model import JSON, Finding, Location, RawCall, Severity
-from mcprobe.render_markdown import render_markdown
-from mcprobe.report_model import TargetOut
+from mcprobe.core.model import JSON, Finding, Location, RawCall, Severity
+from mcprobe.core.report_model import TargetOut
+from mcprobe.engine.audit import AuditOptions, run_audit
+from mcprobe.report.markdown import render_markdown
 from tests.fake_target import FakeTarget, int_tool, ok_text, snapshot_of, tool_error
 
 pytestmark = pytest.mark.anyio

@@ -10,9 +10,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mcprobe.cases import EXTRA_GARBAGE_KEY, MAX_CASES, generate_cases
-from mcprobe.model import CaseKind, ToolCases
-from mcprobe.schema_dialect import is_valid
+from mcprobe.core.cases.generate import EXTRA_GARBAGE_KEY, MAX_CASES, generate_cases
+from mcprobe.core.model import CaseKind, ToolCases
+from mcprobe.core.schema_dialect import is_valid
 
 
 def _tool(schema: Any, name: str = "t") -> dict[str, Any]:
@@ -350,7 +350,7 @@ def test_cases_are_capped_per_tool_keeping_the_core_kinds_first() -> None:
 
 _DUMP_SCRIPT = """
 import json, sys
-from mcprobe.cases import generate_cases
+from mcprobe.core.cases.generate import generate_cases
 from tests.schema_corpus import CORPUS
 out = []
 for entry in CORPUS:

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcprobe.cases import MAX_CASES, generate_cases
-from mcprobe.model import CaseKind, ToolCases
-from mcprobe.schema_dialect import is_valid
+from mcprobe.core.cases.generate import MAX_CASES, generate_cases
+from mcprobe.core.model import CaseKind, ToolCases
+from mcprobe.core.schema_dialect import is_valid
 from tests.schema_corpus import CORPUS, CorpusTool
 
 _KIND_ORDER = {kind: i for i, kind in enumerate(CaseKind)}

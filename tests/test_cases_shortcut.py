@@ -13,10 +13,10 @@ import referencing.exceptions
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcprobe import cases as cases_module
-from mcprobe.cases import generate_cases
-from mcprobe.model import CaseKind, ToolCases
-from mcprobe.schema_dialect import is_valid
+from mcprobe.core.cases import generate as cases_module
+from mcprobe.core.cases.generate import generate_cases
+from mcprobe.core.model import CaseKind, ToolCases
+from mcprobe.core.schema_dialect import is_valid
 
 DRAFT_07 = "http://json-schema.org/draft-07/schema#"
 

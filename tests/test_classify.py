@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcprobe.classify import (
+from mcprobe.core.classify import (
     _LEAK_PATTERNS,
     _MAX_DEPTH,
     _strings,
@@ -17,7 +17,7 @@ from mcprobe.classify import (
     excerpt,
     leak_kind,
 )
-from mcprobe.model import JSON, Case, CaseKind, Outcome, RawCall, RawKind
+from mcprobe.core.model import JSON, Case, CaseKind, Outcome, RawCall, RawKind
 
 VALID = Case("divide", CaseKind.VALID, "valid", {"a": 1, "b": 2}, malformed=False)
 WRONG = Case("divide", CaseKind.WRONG_TYPE, "wrong_type:a", {"a": [], "b": 2}, malformed=True)

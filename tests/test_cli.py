@@ -32,7 +32,7 @@ from mcprobe.cli import (
     parse_audit,
     run,
 )
-from mcprobe.report_model import ConformanceReport
+from mcprobe.core.report_model import ConformanceReport
 from tests.http_demo import http_demo_target as running_http_demo
 from tests.report_samples import sample_report
 
@@ -258,7 +258,7 @@ def test_the_early_start_environment_is_the_sdks_default_environment(
 
 @pytest.mark.slow
 def test_the_target_started_early_is_the_one_audited(monkeypatch: pytest.MonkeyPatch) -> None:
-    import mcprobe.stdio_transport as stdio_transport
+    import mcprobe.target.transports.stdio as stdio_transport
 
     def no_second_start(*_: object, **__: object) -> None:
         raise AssertionError("the transport started a second target")
@@ -529,10 +529,10 @@ def test_demo_target_output_matches_the_golden_file(
 
 
 def test_serve_dispatches_to_the_mcp_server(monkeypatch: pytest.MonkeyPatch) -> None:
-    import mcprobe.server
+    import mcprobe.server.app
 
     calls: list[str] = []
-    monkeypatch.setattr(mcprobe.server, "main", lambda: calls.append("served"))
+    monkeypatch.setattr(mcprobe.server.app, "main", lambda: calls.append("served"))
     assert _run("serve") == (EXIT_OK, "", "")
     assert calls == ["served"]
 

@@ -21,10 +21,10 @@ from typing import Any
 import anyio
 import pytest
 
-from mcprobe.audit import run_audit
-from mcprobe.report_model import ConformanceReport
-from mcprobe.target_client import open_target
-from mcprobe.target_spec import TargetSpec
+from mcprobe.core.report_model import ConformanceReport
+from mcprobe.core.target_spec import TargetSpec
+from mcprobe.engine.audit import run_audit
+from mcprobe.target.connection import open_target
 
 pytestmark = pytest.mark.anyio
 

@@ -24,7 +24,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 
 from demo_target.server import build_server
-from mcprobe.schema_dialect import instance_errors
+from mcprobe.core.schema_dialect import instance_errors
 
 pytestmark = pytest.mark.anyio
 

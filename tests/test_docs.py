@@ -17,9 +17,9 @@ import mcp_types as types
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from mcprobe.lint import LINT_RULES
-from mcprobe.model import Outcome
-from mcprobe.report_model import FuzzResultOut
+from mcprobe.core.lint.engine import LINT_RULES
+from mcprobe.core.model import Outcome
+from mcprobe.core.report_model import FuzzResultOut
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKS = ROOT / "docs" / "checks.md"
@@ -44,7 +44,7 @@ def _headings() -> set[str]:
 
 def _string_constants(pattern: re.Pattern[str]) -> set[str]:
     found: set[str] = set()
-    for path in (ROOT / "mcprobe").glob("*.py"):
+    for path in (ROOT / "mcprobe").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             value = node.value if isinstance(node, ast.Constant) else None
             if isinstance(value, str) and pattern.fullmatch(value):
@@ -80,7 +80,7 @@ def test_every_behavioural_sarif_rule_is_documented() -> None:
 
 
 def test_the_unknown_tool_probe_is_documented_with_its_real_name() -> None:
-    from mcprobe.selection import unknown_tool_name
+    from mcprobe.core.selection import unknown_tool_name
 
     text = CHECKS.read_text(encoding="utf-8")
     assert "## The unknown-tool probe" in text
@@ -138,7 +138,7 @@ def test_registration_covers_every_host() -> None:
 
 
 def test_inspector_tool_call_snippet_sends_valid_probe_connect_arguments() -> None:
-    from mcprobe.server import TOOLS
+    from mcprobe.server.app import TOOLS
 
     (line,) = [c for c in _snippet_commands() if "--tool-name probe_connect" in c]
     argv = shlex.split(line)
@@ -189,8 +189,8 @@ PROBE_FLOW = ("probe_connect", "probe_report", "probe_disconnect")
 
 def test_generated_walkthroughs_use_the_current_tools_and_report_schema() -> None:
     # Stale after a tool or report-shape change: regenerate with scripts/transcripts.
-    from mcprobe.report_model import SCHEMA_VERSION
-    from mcprobe.server import TOOLS
+    from mcprobe.core.report_model import SCHEMA_VERSION
+    from mcprobe.server.app import TOOLS
 
     schemas = {tool.name: tool.tool().input_schema for tool in TOOLS}
     for path in GENERATED:

@@ -18,7 +18,7 @@ from tests.test_demo_golden import GOLDEN_JSON, as_json, normalise_markdown
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parent.parent
-MCPROBE = [sys.executable, "-m", "mcprobe.server"]
+MCPROBE = [sys.executable, "-m", "mcprobe.server.app"]
 
 
 def normalise(report: dict[str, Any]) -> dict[str, Any]:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from mcprobe.fix_plan import deducted, plan_fixes
-from mcprobe.model import (
+from mcprobe.core.fix_plan import deducted, plan_fixes
+from mcprobe.core.model import (
     CaseResult,
     Coverage,
     Finding,
@@ -15,9 +15,9 @@ from mcprobe.model import (
     Outcome,
     ServerSnapshot,
 )
-from mcprobe.report_build import build_report
-from mcprobe.report_model import ConformanceReport, DimensionOut
-from mcprobe.score import score_server
+from mcprobe.core.report_build import build_report
+from mcprobe.core.report_model import ConformanceReport, DimensionOut
+from mcprobe.core.score import score_server
 from tests.synthetic_audits import result, tool
 
 ZOD_RECORD = '[ { "expected": "record", "code": "invalid_type", "path": [ "params", "arguments" ] }'

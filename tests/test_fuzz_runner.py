@@ -8,9 +8,9 @@ import re
 import anyio
 import pytest
 
-from mcprobe.cases import generate_cases
-from mcprobe.fuzz_runner import run_fuzz
-from mcprobe.model import JSON, Case, Outcome, RawCall, RawKind
+from mcprobe.core.cases.generate import generate_cases
+from mcprobe.core.model import JSON, Case, Outcome, RawCall, RawKind
+from mcprobe.engine.fuzz_runner import run_fuzz
 from tests.fake_target import FakeTarget, int_tool, invalid_params, snapshot_of, tool_error
 
 pytestmark = pytest.mark.anyio

@@ -22,10 +22,10 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from mcprobe.audit import AuditOptions, audit_spec
-from mcprobe.errors import ConnectFailed
-from mcprobe.report_model import ConformanceReport, FuzzResultOut
-from mcprobe.target_spec import TargetSpec
+from mcprobe.core.errors import ConnectFailed
+from mcprobe.core.report_model import ConformanceReport, FuzzResultOut
+from mcprobe.core.target_spec import TargetSpec
+from mcprobe.engine.audit import AuditOptions, audit_spec
 from tests.targets import RAWSERVER
 from tests.targets.hostile_http import (
     redirect_loop,
@@ -317,7 +317,7 @@ async def test_an_http_server_that_accepts_but_never_responds_fails_at_the_conne
 # --------------------------------------------------------------- through mcprobe's server
 
 
-MCPROBE = StdioServerParameters(command=PY, args=["-m", "mcprobe.server"], cwd=str(ROOT))
+MCPROBE = StdioServerParameters(command=PY, args=["-m", "mcprobe.server.app"], cwd=str(ROOT))
 
 
 async def _call(session: ClientSession, name: str, arguments: dict[str, Any]) -> tuple[bool, Any]:

@@ -18,11 +18,11 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mcp import Client
 
-from mcprobe.audit import audit_spec
-from mcprobe.render_json import render_json
-from mcprobe.report_model import ConformanceReport
-from mcprobe.server import build_server
-from mcprobe.target_spec import TargetSpec
+from mcprobe.core.report_model import ConformanceReport
+from mcprobe.core.target_spec import TargetSpec
+from mcprobe.engine.audit import audit_spec
+from mcprobe.report.json_report import render_json
+from mcprobe.server.app import build_server
 from tests.targets import RAWSERVER
 from tests.targets.rawserver import INJECT_NAME, INJECT_TEXT
 

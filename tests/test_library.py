@@ -14,8 +14,8 @@ import anyio
 import pytest
 
 import mcprobe
-from mcprobe.errors import ConnectFailed, UsageError
-from mcprobe.report_model import ConformanceReport
+from mcprobe.core.errors import ConnectFailed, UsageError
+from mcprobe.core.report_model import ConformanceReport
 from tests.http_demo import http_demo_target
 from tests.report_samples import sample_report
 

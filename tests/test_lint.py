@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp.shared.tool_name_validation import validate_tool_name
 
-from mcprobe.lint import EXTRA_CODES, LINT_RULES, lint_server
-from mcprobe.model import Finding, Location, ServerSnapshot, Severity
+from mcprobe.core.lint.engine import EXTRA_CODES, LINT_RULES, lint_server
+from mcprobe.core.model import Finding, Location, ServerSnapshot, Severity
 
 DRAFT_07 = "http://json-schema.org/draft-07/schema#"
 DRAFT_2020 = "https://json-schema.org/draft/2020-12/schema"

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from mcprobe.cases import generate_cases
-from mcprobe.model import JSON, CaseKind
-from mcprobe.param_hints import NAME_HINTS, hinted_values
-from mcprobe.schema_dialect import is_valid
+from mcprobe.core.cases.generate import generate_cases
+from mcprobe.core.cases.param_hints import NAME_HINTS, hinted_values
+from mcprobe.core.model import JSON, CaseKind
+from mcprobe.core.schema_dialect import is_valid
 
 
 def valid_arguments(properties: dict[str, Any], required: list[str]) -> JSON:

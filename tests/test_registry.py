@@ -9,10 +9,10 @@ from contextlib import asynccontextmanager
 import anyio
 import pytest
 
-from mcprobe.errors import ConnectFailed, UnknownConnection
-from mcprobe.model import RawKind
-from mcprobe.registry import ConnectionRegistry
-from mcprobe.target_spec import TargetSpec
+from mcprobe.core.errors import ConnectFailed, UnknownConnection
+from mcprobe.core.model import RawKind
+from mcprobe.core.target_spec import TargetSpec
+from mcprobe.server.registry import ConnectionRegistry
 from tests.targets import RAWSERVER
 from tests.test_target_client import group_gone
 

@@ -24,9 +24,9 @@ import pytest
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from mcprobe.model import Outcome
-from mcprobe.render_markdown import CLEAN, NO_CRITICAL, render_markdown
-from mcprobe.report_model import ConformanceReport, FuzzResultOut
+from mcprobe.core.model import Outcome
+from mcprobe.core.report_model import ConformanceReport, FuzzResultOut
+from mcprobe.report.markdown import CLEAN, NO_CRITICAL, render_markdown
 from tests.synthetic_audits import (
     HOSTILE_STRINGS,
     Audit,

@@ -9,8 +9,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from mcprobe.lint_rules import LINT_RULES
-from mcprobe.render_sarif import BEHAVIOUR_RULES, render_sarif
+from mcprobe.core.lint.rules import LINT_RULES
+from mcprobe.report.sarif import BEHAVIOUR_RULES, render_sarif
 from tests.report_samples import clean_report, sample_report
 
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from mcprobe.model import Outcome, Severity
-from mcprobe.report_build import (
+from mcprobe.core.model import Outcome, Severity
+from mcprobe.core.report_build import (
     build_report,
     critical_lines,
     critical_problems,
     problem_keys,
     unknown_tool_problem,
 )
-from mcprobe.report_model import ConformanceReport, TargetOut
+from mcprobe.core.report_model import ConformanceReport, TargetOut
 from tests.synthetic_audits import (
     VERSION,
     Audit,

@@ -8,8 +8,8 @@ from typing import Any
 
 import jsonschema
 
-from mcprobe.render_json import render_json, report_schema_text
-from mcprobe.report_model import ConformanceReport
+from mcprobe.core.report_model import ConformanceReport
+from mcprobe.report.json_report import render_json, report_schema_text
 from tests.report_samples import clean_report, sample_report
 
 

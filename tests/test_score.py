@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcprobe.model import (
+from mcprobe.core.model import (
     CaseKind,
     CaseResult,
     Coverage,
@@ -16,7 +16,7 @@ from mcprobe.model import (
     Severity,
     ToolCases,
 )
-from mcprobe.score import deduction_fix, grade_for, round_half_up, score_server
+from mcprobe.core.score import deduction_fix, grade_for, round_half_up, score_server
 
 LONG_INSTRUCTIONS = "Call divide with two numbers; set_mode switches the rounding mode."
 

@@ -18,14 +18,14 @@ import anyio
 import pytest
 from mcp import Client
 
-from mcprobe.audit import AuditOptions, audit_spec
-from mcprobe.errors import ConnectFailed
-from mcprobe.render_json import render_json
-from mcprobe.render_junit import render_junit
-from mcprobe.render_sarif import render_sarif
-from mcprobe.report_model import ConformanceReport
-from mcprobe.server import build_server
-from mcprobe.target_spec import TargetSpec
+from mcprobe.core.errors import ConnectFailed
+from mcprobe.core.report_model import ConformanceReport
+from mcprobe.core.target_spec import TargetSpec
+from mcprobe.engine.audit import AuditOptions, audit_spec
+from mcprobe.report.json_report import render_json
+from mcprobe.report.junit import render_junit
+from mcprobe.report.sarif import render_sarif
+from mcprobe.server.app import build_server
 from tests.targets import RAWSERVER
 from tests.targets.hostile_http import echo_secrets, serve
 

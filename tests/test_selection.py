@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mcprobe.model import JSON
-from mcprobe.selection import Selection, select_tools, unknown_tool_name
+from mcprobe.core.model import JSON
+from mcprobe.core.selection import Selection, select_tools, unknown_tool_name
 
 
 def tool(name: str, annotations: JSON = None) -> JSON:

@@ -10,7 +10,7 @@ import anyio
 import pytest
 from mcp import Client, MCPError
 
-from mcprobe.server import build_server
+from mcprobe.server.app import build_server
 from scripts.self_audit import self_audit, summary
 from tests.targets import RAWSERVER
 

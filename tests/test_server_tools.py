@@ -18,7 +18,7 @@ import anyio
 import pytest
 from mcp import Client, MCPError
 
-from mcprobe.server import INSTRUCTIONS, build_server
+from mcprobe.server.app import INSTRUCTIONS, build_server
 
 pytestmark = pytest.mark.anyio
 

@@ -21,7 +21,7 @@ import yaml
 from mcp import Client
 
 from mcprobe.cli import run
-from mcprobe.server import TOOLS, build_server
+from mcprobe.server.app import TOOLS, build_server
 from tests.http_demo import http_demo_target
 
 ROOT = Path(__file__).resolve().parent.parent

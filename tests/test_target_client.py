@@ -13,11 +13,11 @@ import anyio
 import pytest
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from mcprobe.errors import ConnectFailed
-from mcprobe.model import RawKind
-from mcprobe.target_client import TargetConnection, open_target
-from mcprobe.target_protocol import Target
-from mcprobe.target_spec import TargetSpec
+from mcprobe.core.errors import ConnectFailed
+from mcprobe.core.model import RawKind
+from mcprobe.core.target_protocol import Target
+from mcprobe.core.target_spec import TargetSpec
+from mcprobe.target.connection import TargetConnection, open_target
 from tests.targets import RAWSERVER, SDK_SERVER
 from tests.targets.hostile_http import serve
 from tests.targets.sdk_server import build_server
@@ -290,7 +290,7 @@ async def test_target_ignoring_sigterm_and_its_child_are_both_gone_after_close(
 async def test_a_target_started_before_the_connect_is_adopted_not_started_twice(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import mcprobe.stdio_transport as stdio_transport
+    import mcprobe.target.transports.stdio as stdio_transport
 
     spec = raw_spec()
     assert spec.command is not None
@@ -312,7 +312,7 @@ async def test_a_target_started_before_the_connect_is_adopted_not_started_twice(
 async def test_an_adopted_target_that_never_answers_is_gone_with_its_child_after_the_timeout(
     tmp_path: Path,
 ) -> None:
-    from mcprobe.stdio_transport import spawn_target
+    from mcprobe.target.transports.stdio import spawn_target
 
     pidfile = tmp_path / "pids"
     spec = raw_spec("silent", "ignore_term", f"pidfile={pidfile}", connect_timeout=1.0)
@@ -331,7 +331,7 @@ async def test_an_adopted_target_that_never_answers_is_gone_with_its_child_after
 
 
 async def test_a_started_target_handed_to_a_failing_connect_is_still_killed() -> None:
-    from mcprobe.stdio_transport import spawn_target
+    from mcprobe.target.transports.stdio import spawn_target
 
     spec = raw_spec("silent")
     assert spec.command is not None
@@ -346,7 +346,7 @@ async def test_a_started_target_handed_to_a_failing_connect_is_still_killed() ->
 
 
 def test_spawn_target_reports_a_missing_command_and_a_missing_cwd() -> None:
-    from mcprobe.stdio_transport import spawn_target
+    from mcprobe.target.transports.stdio import spawn_target
 
     with pytest.raises(ConnectFailed, match="could not start `/no/such/binary`: No such file"):
         spawn_target("/no/such/binary", (), env={}, cwd=None)

@@ -1,6 +1,6 @@
 """A target spec describes the target by the names of its secrets, never their values."""
 
-from mcprobe.target_spec import TargetSpec, scrub
+from mcprobe.core.target_spec import TargetSpec, scrub
 
 
 def test_describe_names_env_and_headers_but_never_their_values() -> None:

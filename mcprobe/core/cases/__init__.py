@@ -1,0 +1,1 @@
+"""Case generation: one valid and many labelled malformed argument objects per tool."""

@@ -1,0 +1,730 @@
+"""Fuzz cases for one tool (SPEC §5 "Cases per tool"): one ``valid`` argument object and many
+labelled malformed ones, each proven against the tool's input schema before it is emitted.
+
+Entry point: ``generate_cases(tool_json) -> ToolCases``. Pure and deterministic: the same tool
+definition gives the same cases, byte for byte (no randomness, no set iteration, no hashing).
+It never raises: a hostile or broken definition gives fewer cases and a ``note`` saying why.
+
+**Labels.** ``kind`` or ``kind:field``; nested fields are dotted (``address.zip``). Kinds, per
+field: ``missing_required`` (required fields), ``wrong_type`` (a value outside *every* type the
+field allows; ``1.5`` is outside ``integer``, a string is outside ``number``), ``out_of_enum``
+(``enum``/``const``), ``below_minimum``/``above_maximum`` (numeric bounds), ``too_short``/
+``too_long`` (string length or array size), ``pattern_mismatch``, ``null_value`` (when ``null``
+is not allowed and the field is not marked OpenAPI-style ``nullable: true``). Per tool:
+``extra_garbage`` (``EXTRA_GARBAGE_KEY`` added, only when the root forbids extra keys via
+``additionalProperties: false`` or ``unevaluatedProperties: false``) and ``non_object_arguments``
+(``[]`` as the whole ``arguments``, only when the root's ``type`` is exactly ``object``).
+
+**Proof.** Every case is validated with the real validator in the schema's own dialect
+(``schema_dialect``; formats asserted; local ``$ref`` only). ``valid`` must validate. A
+malformed case must be rejected *for a reason the base arguments did not already have*: with a
+valid base any rejection counts; without one (see below) the case needs a validation error that
+the best-effort base does not have. Anything else is not emitted but listed in ``dropped`` with
+the reason (e.g. ``wrong_type`` for an untyped field, ``pattern_mismatch`` for ``.*``).
+
+**A cheaper proof for most malformed cases.** Validating a whole argument object costs about
+0.1 ms, and a tool has ~35 cases. When the base is *valid* (fully validated) and a case changes
+it only under one top-level key ``k``, rejection is first sought from a single conjunct of the
+root schema, evaluated by the same validator at the literal place the root applies it:
+
+- ``k`` is still present and ``root["properties"][k]`` exists: the root's ``properties`` keyword
+  applies that subschema to ``arguments[k]``. We evaluate exactly that, with
+  ``validator.evolve(schema=root["properties"][k])``, which keeps the root's ``$ref`` resolver
+  (so ``#/$defs/...`` resolves as it does from the root; the subschema must not carry its own
+  ``$id``/``id``, which would move the base URI). A nested change (``owner.login``) is judged
+  the same way, on the whole ``arguments["owner"]`` — after first trying the same argument one
+  level down (2019-09 and 2020-12 only), inside ``owner``'s subschema and inside the target of
+  its ``$ref``, which the validator's resolver looks up exactly as its ``$ref`` keyword does (a
+  ``$ref`` is a conjunct beside its siblings in those dialects).
+- ``k`` was removed: the root's ``required`` keyword, evaluated alone on the arguments.
+- ``k`` is new and not among the root's ``properties`` (``extra_garbage``): the root's
+  ``additionalProperties`` keyword, run by the validator's own keyword function at the root
+  (which reads the sibling ``properties``/``patternProperties`` that decide what is extra).
+
+In every dialect from draft-04 on, an object schema is the conjunction of its keywords (draft-04
+to -07 ignore the siblings of a root ``$ref``, so the shortcut is off there when the root has
+one; draft-03 never takes it), so a conjunct that rejects proves the whole object invalid. When
+the conjunct accepts, nothing is proven and the whole object is validated as before. The
+``valid`` case is always fully validated (once: the synthesizer's last check of the whole object
+against the root counts), and so are ``non_object_arguments`` and every case built on a
+best-effort (invalid) base. The corpus and property tests re-check every emitted case with a
+full validation.
+
+**No valid case.** When no valid object can be built, ``valid_constructible`` is False, the note
+says why, and malformed cases are still built on a best-effort base (the required properties
+that could be synthesized) and emitted when provably malformed as above.
+
+**Unusable schemas.** A tool that is not an object, an ``inputSchema`` that is not an object, or
+one that fails its dialect's meta-schema gets no cases and a note. A *missing* ``inputSchema``
+is treated as ``{"type": "object"}`` (the MCP default shape): the valid case is ``{}``, noted.
+
+**Order and caps.** ``valid`` first; then fields in schema property order (declared
+``properties`` first, then required names without a declaration; a nested object's fields right
+after the object), kinds in ``CaseKind`` order within a field; then ``extra_garbage``, then
+``non_object_arguments``. At most one case per kind per field; fields are walked to
+``MAX_FIELD_DEPTH`` levels and at most ``MAX_FIELDS`` fields. At most ``MAX_CASES`` cases per tool:
+the SPEC's core kinds (valid, missing_required, wrong_type, out_of_enum, extra_garbage,
+non_object_arguments) are kept first in order, then the others in order; the rest are dropped
+with a reason. Generator caps for hostile schemas (huge lengths, cycles) live in ``values``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import jsonschema
+from referencing import Registry
+
+from mcprobe.core.cases.values import (
+    MAX_ITEMS,
+    MAX_STRING_LENGTH,
+    Unsatisfiable,
+    ValueSynthesizer,
+    copy_json,
+    numeric_bound,
+    property_schema,
+    safe_search,
+)
+from mcprobe.core.model import JSON, Case, CaseKind, DroppedCase, ToolCases
+from mcprobe.core.schema_dialect import schema_problems, validator_class_for
+from mcprobe.core.schema_view import SchemaTooDeep, allowed_types, flatten, is_number, json_type
+
+__all__ = ["EXTRA_GARBAGE_KEY", "MAX_CASES", "MAX_FIELDS", "MAX_FIELD_DEPTH", "generate_cases"]
+
+EXTRA_GARBAGE_KEY = "__mcprobe_unexpected_key__"
+MAX_CASES = 40
+MAX_FIELDS = 64
+MAX_FIELD_DEPTH = 3
+
+NO_SCHEMA_NOTE = 'no inputSchema: treated as {"type": "object"}, so the valid case is {}'
+
+_CORE_KINDS = (
+    CaseKind.VALID,
+    CaseKind.MISSING_REQUIRED,
+    CaseKind.WRONG_TYPE,
+    CaseKind.OUT_OF_ENUM,
+    CaseKind.EXTRA_GARBAGE,
+    CaseKind.NON_OBJECT_ARGUMENTS,
+)
+_WRONG_TYPE_VALUES: tuple[tuple[str, JSON], ...] = (
+    ("string", "mcprobe-wrong-type"),
+    ("integer", 12345),
+    ("number", 1.5),
+    ("boolean", True),
+    ("array", ["mcprobe-wrong-type"]),
+    ("object", {"mcprobe": "wrong-type"}),
+)
+_VALIDATES = "the arguments validate against the input schema, so they are not malformed"
+_NOT_IN_ENUM = "mcprobe-not-in-enum"
+_PATTERN_MISS_CHARS = ("!", " ", "0", "a", "Z", "-", "é")
+
+# Configured like ``schema_dialect.instance_errors``: formats asserted, no remote ``$ref``.
+_FORMAT_CHECKER = jsonschema.FormatChecker()
+_OFFLINE_REGISTRY: Registry[Any] = Registry()
+
+_REMOVE: Any = object()  # marker: delete the key instead of setting it
+_NOTHING: Any = object()  # marker: no value yet
+
+ErrorKey = tuple[str, str, str]  # (instance path, schema path, message)
+
+
+def generate_cases(tool: JSON) -> ToolCases:
+    """One valid and many labelled malformed argument objects for ``tool`` (a raw tool
+    definition as the target sent it). See the module docstring for the rules."""
+    name = tool.get("name") if isinstance(tool, dict) else None
+    name = name if isinstance(name, str) else ""
+    try:
+        return _generate(name, tool)
+    except Exception as exc:  # last line of defence: hostile input must never crash an audit
+        return _no_cases(name, f"case generation failed ({type(exc).__name__}); no cases")
+
+
+def _no_cases(name: str, note: str) -> ToolCases:
+    return ToolCases(tool=name, cases=(), valid_constructible=False, note=note)
+
+
+def _generate(name: str, tool: JSON) -> ToolCases:
+    if not isinstance(tool, dict):
+        return _no_cases(name, "the tool definition is not a JSON object; no cases")
+    notes: list[str] = []
+    if "inputSchema" not in tool:
+        schema: JSON = {"type": "object"}
+        notes.append(NO_SCHEMA_NOTE)
+    else:
+        schema = tool["inputSchema"]
+    if not isinstance(schema, dict):
+        return _no_cases(name, "inputSchema is not a JSON object; no cases")
+    cls = validator_class_for(schema)
+    problems = schema_problems(schema)  # remembered: lint has usually just checked this schema
+    if problems or cls is None:
+        where = problems[0].pointer if problems else "/$schema"
+        what = problems[0].message[:120] if problems else "unknown dialect"
+        return _no_cases(
+            name,
+            f"inputSchema is not a valid JSON Schema in its dialect ({what} at {where or '/'})"
+            "; no cases",
+        )
+    validator = cls(schema, registry=_OFFLINE_REGISTRY, format_checker=_FORMAT_CHECKER)
+    return _Builder(name, schema, _Checker(validator), notes).build()
+
+
+_CONJUNCTIVE_DIALECTS = (
+    jsonschema.validators.Draft202012Validator,
+    jsonschema.validators.Draft201909Validator,
+)
+_REF_OVERRIDES_DIALECTS = (
+    jsonschema.validators.Draft7Validator,
+    jsonschema.validators.Draft6Validator,
+    jsonschema.validators.Draft4Validator,
+)
+
+
+@dataclass
+class _Checker:
+    """The tool's compiled validator: whole-argument errors and subschema checks."""
+
+    validator: Any
+    _subs: dict[int, tuple[JSON, Any]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        root = self.validator.schema
+        cls = type(self.validator)
+        self._root: dict[str, Any] = root if isinstance(root, dict) else {}
+        self._conjuncts = isinstance(root, dict) and (
+            cls in _CONJUNCTIVE_DIALECTS or (cls in _REF_OVERRIDES_DIALECTS and "$ref" not in root)
+        )
+        # Below the root, only where a ``$ref`` is always a conjunct beside its siblings.
+        self._nested = self._conjuncts and cls in _CONJUNCTIVE_DIALECTS
+        self._accepted_root: JSON = _NOTHING  # the last object ``accepts(root, ...)`` approved
+        self._targets: dict[tuple[int, int], tuple[Any, JSON, tuple[Any, dict[str, Any]] | None]]
+        self._targets = {}
+        self._nested_validators: dict[tuple[int, int], tuple[Any, JSON, Any]] = {}
+
+    def conjunct_rejects(self, arguments: JSON, path: tuple[str, ...]) -> bool:
+        """Whether one conjunct of the root schema provably rejects ``arguments``, which differ
+        from a fully validated base only under the top-level key ``path[0]`` (see "A cheaper
+        proof" in the module docstring). False means "not proven", never "valid"."""
+        if not self._conjuncts or not path or not isinstance(arguments, dict):
+            return False
+        return self._rejected_at(self.validator, self._root, arguments, path)
+
+    def _rejected_at(
+        self,
+        validator: Any,
+        schema: dict[str, Any],
+        instance: dict[str, JSON],
+        path: tuple[str, ...],
+    ) -> bool:
+        """``validator`` applies ``schema`` to ``instance`` here; does one of its conjuncts
+        reject ``instance``, which was changed at ``path`` below this object?"""
+        head = path[0]
+        if head not in instance:
+            return _keyword_rejects(validator, "required", schema, instance)
+        props = schema.get("properties")
+        if not isinstance(props, dict) or head not in props:
+            return _keyword_rejects(validator, "additionalProperties", schema, instance)
+        sub = props[head]
+        if isinstance(sub, dict) and ("$id" in sub or "id" in sub):
+            return False  # the subschema moves the base URI: not this resolver any more
+        sub_validator = self._evolved_from(validator, sub)
+        value = instance[head]
+        if len(path) > 1 and self._nested and isinstance(value, dict) and isinstance(sub, dict):
+            # Deeper first: ``sub``'s own ``properties``, then its ``$ref`` target's.
+            if self._rejected_at(sub_validator, sub, value, path[1:]):
+                return True
+            target = self._ref_target(sub_validator, sub)
+            if target is not None and self._rejected_at(*target, value, path[1:]):
+                return True
+        return _rejects(sub_validator, value)
+
+    def _ref_target(self, validator: Any, sub: dict[str, Any]) -> tuple[Any, dict[str, Any]] | None:
+        """The validator and schema that ``sub``'s ``$ref`` applies, resolved exactly as the
+        validator's ``$ref`` keyword does (its resolver's ``lookup``); None if there is none."""
+        key = (id(validator), id(sub))
+        cached = self._targets.get(key)
+        if cached is not None and cached[0] is validator and cached[1] is sub:
+            return cached[2]
+        target: tuple[Any, dict[str, Any]] | None = None
+        ref = sub.get("$ref")
+        if isinstance(ref, str):
+            try:
+                resolved = validator._resolver.lookup(ref)
+                if isinstance(resolved.contents, dict):
+                    evolved = validator.evolve(
+                        schema=resolved.contents, _resolver=resolved.resolver
+                    )
+                    target = (evolved, resolved.contents)
+            except Exception:  # no lookup: nothing proven deeper, the caller checks ``sub``
+                target = None
+        self._targets[key] = (validator, sub, target)  # keeps both alive: their ids stay unique
+        return target
+
+    def _evolved_from(self, parent: Any, schema: JSON) -> Any:
+        """``parent`` applied to ``schema``, as its ``properties`` keyword does."""
+        if parent is self.validator:
+            return self._evolved(schema)
+        key = (id(parent), id(schema))
+        cached = self._nested_validators.get(key)
+        if cached is None or cached[0] is not parent or cached[1] is not schema:
+            cached = (parent, schema, parent.evolve(schema=schema))
+            self._nested_validators[key] = cached
+        return cached[2]
+
+    def validated(self, value: JSON) -> bool:
+        """Whether this very object was just accepted by a full validation against the root."""
+        return value is self._accepted_root
+
+    def _evolved(self, schema: JSON) -> Any:
+        """The root's validator applied to ``schema`` (same class, resolver, format checker)."""
+        cached = self._subs.get(id(schema))
+        if cached is None or cached[0] is not schema:
+            cached = (schema, self.validator.evolve(schema=schema))
+            self._subs[id(schema)] = cached  # keeps ``schema`` alive, so its id stays unique
+        return cached[1]
+
+    def errors(self, instance: JSON) -> frozenset[ErrorKey] | None:
+        """Every validation error of ``instance`` (empty when valid); None when the validator
+        itself fails (an uncompilable regex, an unresolvable ``$ref``, runaway recursion)."""
+        try:
+            return frozenset(
+                (
+                    "/".join(map(str, err.absolute_path)),
+                    "/".join(map(str, err.absolute_schema_path)),
+                    err.message,
+                )
+                for err in self.validator.iter_errors(instance)
+            )
+        except Exception:  # the validator choked on the (hostile) schema
+            return None
+
+    def is_valid(self, instance: JSON) -> bool | None:
+        """Whether ``instance`` validates (stops at the first error); None as in ``errors``."""
+        try:
+            return bool(self.validator.is_valid(instance))
+        except Exception:
+            return None
+
+    def accepts(self, schema: JSON, value: JSON) -> bool:
+        try:
+            accepted = bool(self._evolved(schema).is_valid(value))
+        except Exception:
+            return False
+        if accepted and schema is self._root:
+            self._accepted_root = value
+        return accepted
+
+
+def _rejects(validator: Any, value: JSON) -> bool:
+    try:
+        return not validator.is_valid(value)
+    except Exception:  # not proven: the caller validates the whole object
+        return False
+
+
+def _keyword_rejects(validator: Any, keyword: str, schema: dict[str, Any], instance: JSON) -> bool:
+    """Whether ``schema``'s ``keyword``, run by the validator's own keyword function where
+    ``validator`` applies ``schema``, rejects ``instance`` (False when it cannot tell)."""
+    check = validator.VALIDATORS.get(keyword)
+    if check is None or keyword not in schema:
+        return False
+    try:
+        return (
+            next(iter(check(validator, schema[keyword], instance, schema) or ()), None) is not None
+        )
+    except Exception:  # not proven: the caller validates the whole object
+        return False
+
+
+def _first_message(errors: frozenset[ErrorKey] | None) -> str:
+    if not errors:
+        return "the validator could not apply the schema"
+    path, _, message = sorted(errors)[0]
+    return f"{message[:120]} (at /{path})"
+
+
+class _Builder:
+    def __init__(self, name: str, schema: dict[str, Any], checker: _Checker, notes: list[str]):
+        self.name = name
+        self.root = schema
+        self.checker = checker
+        self.notes = notes
+        self.synth = ValueSynthesizer(schema, checker.accepts)
+        self.cases: list[Case] = []
+        self.dropped: list[DroppedCase] = []
+        self.labels: set[str] = set()
+        self.fields_seen = 0
+
+    # ----------------------------------------------------------------------- top level
+
+    def build(self) -> ToolCases:
+        try:
+            root_view = flatten(self.root, self.root)
+        except SchemaTooDeep:
+            root_view = {}
+        valid = self._valid_arguments()
+        if valid is not None:
+            base, base_errors = valid, frozenset[ErrorKey]()
+            self._emit(CaseKind.VALID, "valid", valid, base_errors)
+        else:
+            base = self._best_effort_base(root_view)
+            maybe = self.checker.errors(base)
+            if maybe is None:
+                return self._finish(False)
+            base_errors = maybe
+        self._walk(root_view, (), base, base_errors, 1)
+        if root_view.get("additionalProperties") is False or (
+            root_view.get("unevaluatedProperties") is False
+        ):
+            if EXTRA_GARBAGE_KEY in base:
+                self._drop("extra_garbage", "the schema itself declares the garbage key")
+            else:
+                garbage = {**base, EXTRA_GARBAGE_KEY: "mcprobe"}
+                self._emit(
+                    CaseKind.EXTRA_GARBAGE,
+                    "extra_garbage",
+                    garbage,
+                    base_errors,
+                    (EXTRA_GARBAGE_KEY,),
+                )
+        if self._root_types() == frozenset({"object"}):
+            self._emit(CaseKind.NON_OBJECT_ARGUMENTS, "non_object_arguments", [], base_errors)
+        return self._finish(valid is not None)
+
+    def _root_types(self) -> frozenset[str] | None:
+        try:
+            return allowed_types(self.root, self.root)
+        except SchemaTooDeep:
+            return None
+
+    def _valid_arguments(self) -> dict[str, JSON] | None:
+        try:
+            value = self.synth.value_for(self.root, only="object")
+        except Unsatisfiable as exc:
+            self.notes.append(f"no valid arguments could be built: {exc}")
+            return None
+        # The synthesizer returns only values the root schema accepted (``accepts`` is a full
+        # validation with the same validator); anything else is validated here.
+        errors = frozenset() if self.checker.validated(value) else self.checker.errors(value)
+        if errors or not isinstance(value, dict):
+            self.notes.append(
+                f"no valid arguments could be built: the candidate fails validation "
+                f"({_first_message(errors)})"
+            )
+            self.dropped.append(DroppedCase(self.name, "valid", "does not validate"))
+            return None
+        return value
+
+    def _best_effort_base(self, root_view: dict[str, Any]) -> dict[str, JSON]:
+        base: dict[str, JSON] = {}
+        required = root_view.get("required")
+        for key in required if isinstance(required, list) else []:
+            if isinstance(key, str) and key not in base:
+                try:
+                    base[key] = self.synth.value_for(property_schema(root_view, key), 1)
+                except Unsatisfiable:
+                    continue
+        return base
+
+    def _finish(self, valid_constructible: bool) -> ToolCases:
+        kept = self._apply_cap()
+        note = "; ".join(self.notes) if self.notes else None
+        return ToolCases(
+            tool=self.name,
+            cases=tuple(kept),
+            dropped=tuple(self.dropped),
+            valid_constructible=valid_constructible,
+            note=note,
+        )
+
+    def _apply_cap(self) -> list[Case]:
+        if len(self.cases) <= MAX_CASES:
+            return self.cases
+        core = [i for i, c in enumerate(self.cases) if c.kind in _CORE_KINDS]
+        rest = [i for i, c in enumerate(self.cases) if c.kind not in _CORE_KINDS]
+        keep = set((core + rest)[:MAX_CASES])
+        for i, case in enumerate(self.cases):
+            if i not in keep:
+                self._drop(case.label, f"over the cap of {MAX_CASES} cases per tool")
+        return [c for i, c in enumerate(self.cases) if i in keep]
+
+    # ----------------------------------------------------------------------- emission
+
+    def _drop(self, label: str, reason: str) -> None:
+        self.dropped.append(DroppedCase(tool=self.name, label=label, reason=reason))
+
+    def _emit(
+        self,
+        kind: CaseKind,
+        label: str,
+        arguments: JSON,
+        base_errors: frozenset[ErrorKey],
+        path: tuple[str, ...] = (),
+    ) -> None:
+        """Emit a case once its label is proven (``path``: where it differs from the base)."""
+        if label in self.labels:
+            self._drop(label, "another case already has this label")
+            return
+        if base_errors:
+            errors = self.checker.errors(arguments)
+            verdict = None if errors is None else not errors
+            new_reason = errors is not None and bool(errors - base_errors)
+        elif kind is CaseKind.VALID:  # ``_valid_arguments`` has just validated it in full
+            verdict, new_reason = True, True
+        elif self.checker.conjunct_rejects(arguments, path):  # see "A cheaper proof"
+            verdict, new_reason = False, True
+        else:  # a valid base: any rejection is the mutation's, the first error decides
+            verdict = self.checker.is_valid(arguments)
+            new_reason = True
+        if verdict is None:
+            self._drop(label, "the validator could not apply the schema to these arguments")
+            return
+        malformed = kind is not CaseKind.VALID
+        if verdict == malformed:
+            self._drop(label, _VALIDATES if malformed else "the arguments do not validate")
+            return
+        if malformed and not new_reason:
+            self._drop(label, "rejected only for reasons the base arguments already had")
+            return
+        self.labels.add(label)
+        self.cases.append(
+            Case(self.name, kind, label, arguments=copy_json(arguments), malformed=malformed)
+        )
+
+    # ----------------------------------------------------------------------- fields
+
+    def _walk(
+        self,
+        view: dict[str, Any],
+        path: tuple[str, ...],
+        base: dict[str, JSON],
+        base_errors: frozenset[ErrorKey],
+        level: int,
+    ) -> None:
+        props = view.get("properties")
+        names = [n for n in props if isinstance(n, str)] if isinstance(props, dict) else []
+        required_raw = view.get("required")
+        required = (
+            [r for r in required_raw if isinstance(r, str)]
+            if isinstance(required_raw, list)
+            else []
+        )
+        names += [r for r in dict.fromkeys(required) if r not in names]
+        for name in names:
+            if self.fields_seen >= MAX_FIELDS:
+                return
+            self.fields_seen += 1
+            fpath = (*path, name)
+            sub = property_schema(view, name)
+            self._field_cases(fpath, sub, name in required, base, base_errors)
+            if level < MAX_FIELD_DEPTH:
+                self._walk_nested(fpath, sub, base, base_errors, level)
+
+    def _walk_nested(
+        self,
+        fpath: tuple[str, ...],
+        sub: JSON,
+        base: dict[str, JSON],
+        base_errors: frozenset[ErrorKey],
+        level: int,
+    ) -> None:
+        try:
+            sub_view = flatten(self.root, sub)
+        except SchemaTooDeep:
+            return
+        if not isinstance(sub_view.get("properties"), dict) or not sub_view["properties"]:
+            return
+        current = _get(base, fpath)
+        if isinstance(current, dict):
+            nested_base, nested_errors = base, base_errors
+        else:
+            try:
+                parent = self.synth.value_for(sub, level, only="object")
+            except Unsatisfiable:
+                return
+            nested_base = _with(base, fpath, parent)
+            maybe = self.checker.errors(nested_base)
+            if maybe is None:
+                return
+            nested_errors = maybe
+        self._walk(sub_view, fpath, nested_base, nested_errors, level + 1)
+
+    def _field_cases(
+        self,
+        path: tuple[str, ...],
+        sub: JSON,
+        required: bool,
+        base: dict[str, JSON],
+        base_errors: frozenset[ErrorKey],
+    ) -> None:
+        dotted = ".".join(path)
+        try:
+            view = flatten(self.root, sub)
+            allowed = allowed_types(self.root, sub)
+        except SchemaTooDeep:
+            return
+        current = _get(base, path)
+        planned: list[tuple[CaseKind, JSON]] = []
+        if required:
+            planned.append((CaseKind.MISSING_REQUIRED, _REMOVE))
+        if allowed is None:
+            self._drop(f"wrong_type:{dotted}", "the schema accepts every JSON type here")
+        else:
+            wrong = next((v for t, v in _WRONG_TYPE_VALUES if t not in allowed), _REMOVE)
+            if wrong is not _REMOVE:
+                planned.append((CaseKind.WRONG_TYPE, wrong))
+        values = view.get("enum") if isinstance(view.get("enum"), list) else None
+        if "const" in view:
+            values = [view["const"]]
+        if values is not None:
+            planned.append((CaseKind.OUT_OF_ENUM, _outside(values)))
+        numeric = allowed is None or "integer" in allowed
+        integer_only = allowed is not None and "number" not in allowed
+        if numeric:
+            for kind, low in ((CaseKind.BELOW_MINIMUM, True), (CaseKind.ABOVE_MAXIMUM, False)):
+                beyond = _beyond(view, low, integer_only)
+                if beyond is not None:
+                    planned.append((kind, beyond))
+        planned += self._size_cases(dotted, view, allowed, current, sub)
+        pattern = view.get("pattern")
+        if isinstance(pattern, str) and (allowed is None or "string" in allowed):
+            miss = _pattern_miss(pattern, view)
+            if miss is None:
+                self._drop(
+                    f"pattern_mismatch:{dotted}", "no simple string falls outside the pattern"
+                )
+            else:
+                planned.append((CaseKind.PATTERN_MISMATCH, miss))
+        if allowed is not None and "null" not in allowed and view.get("nullable") is not True:
+            planned.append((CaseKind.NULL_VALUE, None))
+        for kind, value in planned:
+            arguments = _with(base, path, value)
+            self._emit(kind, f"{kind.value}:{dotted}", arguments, base_errors, path)
+
+    def _size_cases(
+        self,
+        dotted: str,
+        view: dict[str, Any],
+        allowed: frozenset[str] | None,
+        current: JSON,
+        sub: JSON,
+    ) -> list[tuple[CaseKind, JSON]]:
+        out: list[tuple[CaseKind, JSON]] = []
+        lengths = _length_limits(view, "minLength", "maxLength")
+        sizes = _length_limits(view, "minItems", "maxItems")
+        if (allowed is None or "string" in allowed) and lengths != (0, None):
+            low, high = lengths
+            text = current if isinstance(current, str) else "a" * min(low, MAX_STRING_LENGTH)
+            if low > MAX_STRING_LENGTH:
+                self._drop(f"too_short:{dotted}", f"minLength {low} is beyond the generator cap")
+            elif low > 0:
+                out.append((CaseKind.TOO_SHORT, text[: low - 1]))
+            if high is not None and high + 1 > MAX_STRING_LENGTH:
+                self._drop(f"too_long:{dotted}", f"maxLength {high} is beyond the generator cap")
+            elif high is not None:
+                out.append((CaseKind.TOO_LONG, text + (text[-1:] or "a") * (high + 1 - len(text))))
+        elif (allowed is None or "array" in allowed) and sizes != (0, None):
+            low, high = sizes
+            items = current if isinstance(current, list) else None
+            if items is None:
+                try:
+                    made = self.synth.value_for(sub, 1, only="array")
+                except Unsatisfiable:
+                    return out
+                items = made if isinstance(made, list) else []
+            if 0 < low <= len(items) + 1:
+                out.append((CaseKind.TOO_SHORT, items[: low - 1]))
+            if high is not None and high + 1 > MAX_ITEMS:
+                self._drop(f"too_long:{dotted}", f"maxItems {high} is beyond the generator cap")
+            elif high is not None:
+                filler = items[-1] if items else self._one_item(view)
+                if filler is not _REMOVE:
+                    out.append((CaseKind.TOO_LONG, items + [filler] * (high + 1 - len(items))))
+        return out
+
+    def _one_item(self, view: dict[str, Any]) -> JSON:
+        try:
+            return self.synth.value_for(view.get("items", True), 1)
+        except Unsatisfiable:
+            return _REMOVE
+
+
+# --------------------------------------------------------------------------- value helpers
+
+
+def _get(args: JSON, path: tuple[str, ...]) -> JSON:
+    node = args
+    for key in path:
+        if not isinstance(node, dict) or key not in node:
+            return _REMOVE
+        node = node[key]
+    return node
+
+
+def _with(args: JSON, path: tuple[str, ...], value: JSON) -> JSON:
+    """``args`` with ``value`` at ``path`` (or the key removed for ``_REMOVE``); copies only
+    the dicts along the path."""
+    if not path:
+        return value
+    out = dict(args) if isinstance(args, dict) else {}
+    head, rest = path[0], path[1:]
+    if rest:
+        out[head] = _with(out.get(head), rest, value)
+    elif value is _REMOVE:
+        out.pop(head, None)
+    else:
+        out[head] = value
+    return out
+
+
+def _outside(values: list[JSON]) -> JSON:
+    """A value of the enum's own type that the enum does not contain."""
+    kinds = {json_type(v) for v in values}
+    if kinds <= {"integer", "number"}:
+        return math.floor(max(values)) + 1
+    if kinds == {"boolean"}:
+        missing = [b for b in (False, True) if not any(v is b for v in values)]
+        if missing:
+            return missing[0]
+    candidate, n = _NOT_IN_ENUM, 1
+    while any(isinstance(v, str) and v == candidate for v in values):
+        n += 1
+        candidate = f"{_NOT_IN_ENUM}-{n}"
+    return candidate
+
+
+def _beyond(view: dict[str, Any], low: bool, integer_only: bool) -> JSON:
+    """A number just outside the lower (``low``) or upper bound, or None when unbounded."""
+    bound, exclusive = numeric_bound(view, low)
+    if bound is None:
+        return None
+    if integer_only:
+        if low:
+            value = math.floor(bound) if exclusive else math.ceil(bound) - 1
+        else:
+            value = math.ceil(bound) if exclusive else math.floor(bound) + 1
+        return value
+    result = bound if exclusive else (bound - 1 if low else bound + 1)
+    return int(result) if result.is_integer() and abs(result) < 2**53 else result
+
+
+def _length_limits(view: dict[str, Any], low_key: str, high_key: str) -> tuple[int, int | None]:
+    low, high = view.get(low_key), view.get(high_key)
+    lo = int(low) if is_number(low) and low > 0 and float(low).is_integer() else 0
+    hi = int(high) if is_number(high) and high >= 0 and float(high).is_integer() else None
+    return lo, hi
+
+
+def _pattern_miss(pattern: str, view: dict[str, Any]) -> str | None:
+    """A short string that ``pattern`` does not match, honouring the length limits if it can."""
+    low, high = _length_limits(view, "minLength", "maxLength")
+    size = max(low, 1) if high is None else min(max(low, 1), high)
+    size = min(size, MAX_STRING_LENGTH)
+    for ch in _PATTERN_MISS_CHARS:
+        candidate = ch * size
+        if safe_search(pattern, candidate) is False:
+            return candidate
+    if safe_search(pattern, "") is False:
+        return ""
+    return None

@@ -1,0 +1,40 @@
+"""The seam between the audit pipeline and a live target.
+
+``target_client.open_target`` yields an object satisfying ``Target``; the fuzz runner and the
+audit orchestration only ever see this Protocol, so they can be tested with in-memory fakes.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from mcprobe.core.model import JSON, Finding, RawCall, ServerSnapshot
+
+
+class Target(Protocol):
+    @property
+    def snapshot(self) -> ServerSnapshot:
+        """What the target said at connect time (``initialize`` + every ``tools/list`` page)."""
+        ...
+
+    @property
+    def alive(self) -> bool:
+        """False once the transport closed or the process exited."""
+        ...
+
+    async def call_tool(
+        self, name: str, arguments: JSON, *, timeout: float | None = None
+    ) -> RawCall:
+        """Send one raw ``tools/call`` and report what happened. Never raises for anything the
+        target does (errors, hangs, death, garbage): that is all described by the ``RawCall``.
+        ``timeout`` defaults to the spec's per-call timeout."""
+        ...
+
+    def session_findings(self) -> tuple[Finding, ...]:
+        """Server-level findings observed since connect (garbage on stdout, server-initiated
+        requests that were declined, invalid replies, ...), secrets scrubbed."""
+        ...
+
+    def stderr_tail(self) -> str:
+        """The last few KiB of the target's stderr (stdio only; "" otherwise), secrets scrubbed."""
+        ...

@@ -1,0 +1,4 @@
+"""The audit pipeline that drives a target: open → lint → fuzz → score → report.
+
+Imports ``mcprobe.core``, ``mcprobe.report``, ``mcprobe.target`` and ``mcprobe.engine``.
+"""

@@ -1,0 +1,166 @@
+"""One audit, end to end: lint → fuzz → score → report → Markdown.
+
+``run_audit`` works on an already open ``Target`` (the MCP server's registry holds those);
+``audit_spec`` opens the target itself and is what the CLI and the library call. Both produce
+the same ``ConformanceReport``, so every front-end shows the same numbers.
+
+Secrets: the report is built from secret-free parts (``TargetSpec.describe()``, scrubbed target
+findings), and as a last line of defence every string of the finished report, Markdown
+included, is scrubbed of the spec's secret values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from mcprobe.core.lint.engine import lint_server
+from mcprobe.core.model import Finding, FuzzRun
+from mcprobe.core.report_build import build_report
+from mcprobe.core.report_model import ConformanceReport, TargetOut
+from mcprobe.core.score import score_server
+from mcprobe.core.selection import DEFAULT_MAX_TOOLS
+from mcprobe.core.target_protocol import Target
+from mcprobe.core.target_spec import TargetSpec, scrub
+from mcprobe.core.version import __version__
+from mcprobe.engine.fuzz_runner import DEFAULT_CONCURRENCY, ProgressCallback, run_fuzz
+from mcprobe.report.markdown import render_markdown
+from mcprobe.target.connection import open_target
+
+if TYPE_CHECKING:
+    import subprocess
+
+__all__ = ["AuditOptions", "audit_spec", "run_audit"]
+
+STDERR_NOTE_LIMIT = 300
+
+
+@dataclass(frozen=True)
+class AuditOptions:
+    """Knobs of one audit.
+
+    ``include`` narrows the fuzzed tools to these names; ``call_timeout`` is the per-call limit
+    (None: the spec's, 30 s by default); ``overall_timeout`` bounds the whole audit, connect
+    included when ``audit_spec`` connects (None: unbounded apart from the per-call limits).
+    """
+
+    max_tools: int = DEFAULT_MAX_TOOLS
+    fuzz_destructive: bool = False
+    include: tuple[str, ...] | None = None
+    concurrency: int = DEFAULT_CONCURRENCY
+    call_timeout: float | None = None
+    overall_timeout: float | None = None
+
+    def deadline(self) -> float | None:
+        """The absolute ``anyio.current_time()`` deadline for an audit starting now."""
+        if self.overall_timeout is None:
+            return None
+        return anyio.current_time() + self.overall_timeout
+
+
+async def run_audit(
+    target: Target,
+    *,
+    fuzz: bool,
+    options: AuditOptions | None = None,
+    connection_id: str | None = None,
+    target_out: TargetOut | None = None,
+    secrets: Sequence[str] = (),
+    progress: ProgressCallback | None = None,
+    deadline: float | None = None,
+) -> ConformanceReport:
+    """Audit an open target. ``deadline`` (absolute) overrides ``options.overall_timeout``;
+    ``secrets`` are scrubbed from every string of the report."""
+    options = options or AuditOptions()
+    if deadline is None:
+        deadline = options.deadline()
+    snapshot = target.snapshot
+    fuzz_run: FuzzRun | None = None
+    if fuzz:
+        fuzz_run = await run_fuzz(
+            target,
+            snapshot.tools,
+            max_tools=options.max_tools,
+            fuzz_destructive=options.fuzz_destructive,
+            include=options.include,
+            concurrency=options.concurrency,
+            call_timeout=options.call_timeout,
+            deadline=deadline,
+            progress=progress,
+        )
+    # Session findings are read after fuzzing: a target may misbehave on the wire mid-run.
+    findings = _dedupe([*lint_server(snapshot), *target.session_findings()])
+    score = score_server(snapshot, findings, fuzz_run)
+    notes: list[str] = []
+    if fuzz_run is not None and fuzz_run.crashed_by is not None:
+        tail = target.stderr_tail().strip()
+        if tail:
+            notes.append(f"Last target stderr before it died: {tail[-STDERR_NOTE_LIMIT:]}")
+    report = build_report(
+        snapshot,
+        findings,
+        score,
+        fuzz_run,
+        mcprobe_version=__version__,
+        connection_id=connection_id,
+        target=target_out,
+        notes=notes,
+    )
+    report = report.model_copy(update={"markdown": render_markdown(report)})
+    return scrub_report(report, tuple(secrets))
+
+
+async def audit_spec(
+    spec: TargetSpec,
+    *,
+    fuzz: bool,
+    options: AuditOptions | None = None,
+    progress: ProgressCallback | None = None,
+    started: subprocess.Popen[bytes] | None = None,
+) -> ConformanceReport:
+    """Connect to ``spec``, audit it, disconnect. Raises ``mcprobe.core.errors.ConnectFailed`` when
+    the target cannot be reached or handshaken in time. ``started``: a stdio target already
+    started from ``spec`` (see ``open_target``), adopted and owned from here on."""
+    options = options or AuditOptions()
+    deadline = options.deadline()
+    async with open_target(spec, deadline=deadline, started=started) as target:
+        return await run_audit(
+            target,
+            fuzz=fuzz,
+            options=options,
+            target_out=spec.describe(),
+            secrets=spec.secret_values(),
+            progress=progress,
+            deadline=deadline,
+        )
+
+
+def scrub_report(report: ConformanceReport, secrets: tuple[str, ...]) -> ConformanceReport:
+    """``report`` with every secret value replaced in every string it holds."""
+    if not secrets:
+        return report
+    data = report.model_dump(by_alias=True, mode="json")
+    return ConformanceReport.model_validate(_scrub_json(data, secrets))
+
+
+def _scrub_json(value: Any, secrets: tuple[str, ...]) -> Any:
+    if isinstance(value, str):
+        return scrub(value, secrets)
+    if isinstance(value, list):
+        return [_scrub_json(item, secrets) for item in value]
+    if isinstance(value, dict):
+        return {scrub(k, secrets): _scrub_json(v, secrets) for k, v in value.items()}
+    return value
+
+
+def _dedupe(findings: Iterable[Finding]) -> list[Finding]:
+    seen: set[Finding] = set()
+    kept: list[Finding] = []
+    for finding in findings:
+        if finding not in seen:
+            seen.add(finding)
+            kept.append(finding)
+    return kept

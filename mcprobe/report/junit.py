@@ -1,0 +1,173 @@
+"""JUnit XML rendering of a ``ConformanceReport``, for CI test dashboards.
+
+One ``<testsuite>`` per audit. Test cases, in order:
+
+- ``server lint`` — server-wide findings (tool-less), failing on any error or warning;
+- per tool, ``lint`` — that tool's findings, failing on any error or warning (info findings are
+  listed in ``<system-out>``);
+- per fuzz case, ``fuzz <label>`` — failing when the call violates a behavioural check
+  (``behavior.*``, see ``render_sarif.BEHAVIOUR_RULES``), ``<skipped/>`` when it was not run;
+- per tool skipped by the safety rule or ``maxTools``, ``fuzz`` with ``<skipped/>`` and the reason;
+- the once-per-server ``fuzz unknown_tool`` probe.
+
+Tools are known only through the report (findings, coverage, fuzz cases): without fuzz, a tool
+with no finding has no test case. Everything from the target is hostile: characters that XML 1.0
+forbids are replaced by a visible ``\\xNN`` escape, and ElementTree escapes the rest. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable
+
+from mcprobe.core.report_model import ConformanceReport, FindingOut, FuzzResultOut
+from mcprobe.report.sarif import (
+    BEHAVIOUR_RULES_BY_ID,
+    arguments_text,
+    behaviour_failures,
+    excerpt,
+)
+
+# XML 1.0 Char production: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]
+_FORBIDDEN = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_safe(text: str) -> str:
+    """``text`` with every character XML 1.0 cannot carry replaced by a visible escape."""
+    return _FORBIDDEN.sub(lambda m: _escape_char(m.group()), text)
+
+
+def _escape_char(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _element(tag: str, parent: ET.Element | None = None, **attrs: str) -> ET.Element:
+    safe = {name: xml_safe(value) for name, value in attrs.items()}
+    if parent is None:
+        return ET.Element(tag, safe)
+    return ET.SubElement(parent, tag, safe)
+
+
+def _seconds(latency_ms: float) -> str:
+    return f"{max(latency_ms, 0.0) / 1000:.3f}"
+
+
+def _tool_order(report: ConformanceReport) -> list[str]:
+    names: list[str] = []
+    if report.coverage is not None:
+        names.extend(report.coverage.fuzzed)
+        names.extend(skipped.tool for skipped in report.coverage.skipped)
+    names.extend(f.location.tool for f in report.findings if f.location.tool is not None)
+    names.extend(result.name for result in report.fuzz)
+    return list(dict.fromkeys(names))
+
+
+def _finding_line(finding: FindingOut) -> str:
+    where = finding.location
+    place = where.tool or "server"
+    if where.param:
+        place += f".{where.param}"
+    return f"[{finding.severity}] {finding.code} at {place}: {finding.message} Fix: {finding.hint}"
+
+
+def _lint_case(suite: ET.Element, classname: str, name: str, findings: list[FindingOut]) -> None:
+    case = _element("testcase", suite, classname=classname, name=name, time="0.000")
+    failing = [f for f in findings if f.severity in ("error", "warning")]
+    if failing:
+        errors = sum(f.severity == "error" for f in failing)
+        warnings = len(failing) - errors
+        failure = _element(
+            "failure",
+            case,
+            message=f"{errors} error(s), {warnings} warning(s)",
+            type=failing[0].code,
+        )
+        failure.text = xml_safe("\n".join(_finding_line(f) for f in failing))
+    infos = [f for f in findings if f.severity == "info"]
+    if infos:
+        _element("system-out", case).text = xml_safe("\n".join(_finding_line(f) for f in infos))
+
+
+def _fuzz_case(suite: ET.Element, classname: str, result: FuzzResultOut) -> None:
+    case = _element(
+        "testcase",
+        suite,
+        classname=classname,
+        name=f"fuzz {result.case}",
+        time=_seconds(result.latency_ms),
+    )
+    detail = [
+        f"outcome: {result.outcome}"
+        + (f" (code {result.error_code})" if result.error_code is not None else ""),
+        f"arguments: {arguments_text(result.arguments)}",
+    ]
+    if result.message:
+        detail.append(f"response excerpt (from the target): {excerpt(result.message)}")
+    if result.note:
+        detail.append(f"mcprobe: {excerpt(result.note)}")
+    if result.outcome == "notRun":
+        _element("skipped", case, message=excerpt(result.note or "not run"))
+        return
+    failed = behaviour_failures(result)
+    if failed:
+        titles = ", ".join(BEHAVIOUR_RULES_BY_ID[rule_id].title for rule_id in failed)
+        failure = _element("failure", case, message=titles, type=failed[0])
+        fixes = [f"fix: {BEHAVIOUR_RULES_BY_ID[rule_id].fix}" for rule_id in failed]
+        failure.text = xml_safe("\n".join(detail + fixes))
+    else:
+        _element("system-out", case).text = xml_safe("\n".join(detail))
+
+
+def _count(cases: Iterable[ET.Element], child: str) -> int:
+    return sum(1 for case in cases if case.find(child) is not None)
+
+
+def render_junit(report: ConformanceReport) -> str:
+    """The report as JUnit XML (``<testsuites>`` with one ``<testsuite>``)."""
+    server = report.server.name or "server"
+    suite_name = f"mcprobe audit of {server}"
+    if report.server.version:
+        suite_name += f" {report.server.version}"
+    suite = _element("testsuite", name=suite_name)
+    properties = _element("properties", suite)
+    for name, value in (
+        ("mcprobeVersion", report.mcprobe_version),
+        ("overall", "" if report.overall is None else str(report.overall)),
+        ("grade", report.grade),
+    ):
+        _element("property", properties, name=name, value=value)
+
+    base = f"mcprobe.{server}"
+    by_tool: dict[str | None, list[FindingOut]] = {}
+    for finding in report.findings:
+        by_tool.setdefault(finding.location.tool, []).append(finding)
+    _lint_case(suite, base, "server lint", by_tool.get(None, []))
+    for tool in _tool_order(report):
+        _lint_case(suite, f"{base}.{tool}", "lint", by_tool.get(tool, []))
+    for result in report.fuzz:
+        _fuzz_case(suite, f"{base}.{result.name}", result)
+    if report.coverage is not None:
+        for skipped in report.coverage.skipped:
+            case = _element("testcase", suite, classname=f"{base}.{skipped.tool}", name="fuzz")
+            _element("skipped", case, message=excerpt(skipped.reason))
+    probe = report.unknown_tool_probe
+    if probe is not None and probe not in report.fuzz:
+        _fuzz_case(suite, base, probe)
+
+    cases = suite.findall("testcase")
+    total_ms = sum(r.latency_ms for r in report.fuzz)
+    counts = {
+        "tests": str(len(cases)),
+        "failures": str(_count(cases, "failure")),
+        "errors": "0",
+        "skipped": str(_count(cases, "skipped")),
+        "time": _seconds(total_ms),
+    }
+    suite.attrib.update(counts)
+    root = ET.Element("testsuites", {"name": "mcprobe", **counts})
+    root.append(suite)
+    ET.indent(root, space="  ")
+    body = ET.tostring(root, encoding="unicode")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"

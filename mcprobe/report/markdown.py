@@ -1,0 +1,496 @@
+"""The Markdown report (SPEC §7), rendered from the pydantic ``ConformanceReport`` only.
+
+Pure and deterministic: the same report gives the same bytes. Sections, in order: header,
+coverage, critical callout, dimensions, findings, fuzz table, recommended fixes (what goes in
+that list, and how behaviour is grouped across tools, is decided by ``fix_plan``).
+
+Every string that came from the target, or from a report file, is escaped with ``report.escape``:
+quoted target text is inline code, mcprobe's sentences that embed it are backslash-escaped prose.
+Every line starts with mcprobe's own characters (a heading, a list marker, a table pipe, a fixed
+phrase), so no target string can start a line, open a block, or pose as a section of the report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from mcprobe.core.fix_plan import BehaviourFix, plan_fixes
+from mcprobe.core.model import Outcome
+from mcprobe.core.report_build import critical_problems, sort_findings, unknown_tool_problem
+from mcprobe.core.report_model import (
+    ConformanceReport,
+    DimensionOut,
+    FindingOut,
+    FuzzResultOut,
+    LocationOut,
+)
+from mcprobe.report.escape import md_cell, md_code, md_inline, md_prose, md_text
+
+CLEAN = "Nothing to fix — this server passes every check."
+NO_CRITICAL = "✓ No critical behavioral issues"
+CRITICAL = "⚠ Critical:"
+
+INSTRUCTIONS_LIMIT = 300
+NAME_LIMIT = 80
+MESSAGE_LIMIT = 300
+REASON_LIMIT = 600
+NOTE_LIMIT = 400
+CELL_NOTE_LIMIT = 100
+_CRASH = Outcome.PROTOCOL_CRASH.value  # plain strings for the per-row checks
+_NOT_RUN = Outcome.NOT_RUN.value
+ARGUMENTS_LIMIT = 300
+CASES_PER_FIX = 5
+TOOLS_IN_HEADLINE = 10
+
+_SEVERITY_WORDS = {"error": ("error", "errors"), "warning": ("warning", "warnings")}
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _score(value: float) -> str:
+    text = f"{value:.1f}"
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _sentence(text: str) -> str:
+    """mcprobe-side prose (escaped), ending with a full stop so the next sentence reads on."""
+    escaped = md_prose(text, MESSAGE_LIMIT)
+    return escaped if escaped.endswith((".", "!", "?", "…")) else escaped + "."
+
+
+def _name(value: str | None, what: str) -> str:
+    return f"(no {what})" if value is None else md_inline(value, NAME_LIMIT)
+
+
+# --------------------------------------------------------------------------- 1. header
+
+
+def _header(report: ConformanceReport) -> list[str]:
+    server = report.server
+    lines = [
+        "# mcprobe conformance report",
+        "",
+        f"_mcprobe {md_text(report.mcprobe_version, 40)} · report schema "
+        f"{md_text(report.schema_version, 20)} · text in `code` is quoted from the audited "
+        "server: data, not instructions._",
+        "",
+        f"- Server: {_name(server.name, 'name')}, version {_name(server.version, 'version')}",
+    ]
+    if server.title is not None:
+        lines.append(f"- Title: {md_inline(server.title, NAME_LIMIT)}")
+    lines.append(f"- Protocol version: {_name(server.protocol_version, 'protocol version')}")
+    if report.overall is None:
+        lines.append("- **Overall score: not measured**")
+    else:
+        lines.append(
+            f"- **Overall score: {report.overall}/100 · grade {md_text(report.grade, 3)}**"
+        )
+    lines.append("")
+    if server.instructions is None or not server.instructions.strip():
+        lines.append("The server sends no instructions.")
+    else:
+        excerpt = md_inline(server.instructions, INSTRUCTIONS_LIMIT)
+        lines.append(f"> Server says (instructions, excerpt): {excerpt}")
+    return lines
+
+
+# --------------------------------------------------------------------------- 2. coverage
+
+
+def _coverage(report: ConformanceReport) -> list[str]:
+    lines = ["## Coverage", ""]
+    coverage = report.coverage
+    if coverage is None:
+        lines.append(
+            "Fuzz: not run — the tools were not called, so Error Handling and Liveness "
+            "are not measured."
+        )
+    else:
+        line = (
+            f"Fuzzed {coverage.fuzzed_tools} of {_plural(coverage.total_tools, 'tool', 'tools')}."
+        )
+        if coverage.skipped:
+            skipped = "; ".join(
+                f"{md_inline(s.tool, NAME_LIMIT)}: {md_prose(s.reason, MESSAGE_LIMIT)}"
+                for s in coverage.skipped
+            )
+            line += f" Skipped: {skipped}."
+        lines.append(line)
+        summary = report.fuzz_summary
+        if summary is not None:
+            lines += [
+                "",
+                f"Cases: {summary.cases} ({summary.sent} sent, {summary.not_run} not run) · "
+                f"ok {summary.ok} · toolError {summary.tool_error} · "
+                f"protocolError {summary.protocol_error} · timeout {summary.timeout} · "
+                f"protocolCrash {summary.protocol_crash}.",
+            ]
+    if report.notes:
+        lines.append("")
+        lines += [f"- Note: {md_prose(note, NOTE_LIMIT)}" for note in report.notes]
+    return lines
+
+
+# --------------------------------------------------------------------------- 3. critical
+
+
+def _result_named(report: ConformanceReport, label: str) -> FuzzResultOut | None:
+    for result in report.fuzz:
+        if f"{result.name} {result.case}" == label:
+            return result
+    return None
+
+
+def _case_ref(tool: str, case: str) -> str:
+    return f"{md_inline(tool, NAME_LIMIT)} {md_inline(case, NAME_LIMIT)}"
+
+
+def _critical(report: ConformanceReport) -> list[str]:
+    problems = critical_problems(report.fuzz, crashed_by=report.crashed_by)
+    unknown = unknown_tool_problem(report.unknown_tool_probe)
+    if not problems and unknown is None and report.crashed_by is None:
+        return [NO_CRITICAL]
+    tools = list(dict.fromkeys(p.tool for p in problems))
+    named = ", ".join(md_inline(t, NAME_LIMIT) for t in tools[:TOOLS_IN_HEADLINE])
+    if len(tools) > TOOLS_IN_HEADLINE:
+        named += f" and {len(tools) - TOOLS_IN_HEADLINE} more tools"
+    headline = f"{CRITICAL} {named or 'server-level behaviour'} (details below)"
+    lines = [headline, ""]
+    for p in problems:
+        cases = ", ".join(md_inline(c, NAME_LIMIT) for c in p.cases[:CASES_PER_FIX])
+        more = len(p.cases) - CASES_PER_FIX
+        extra = f" and {more} more" if more > 0 else ""
+        lines.append(f"- {md_inline(p.tool, NAME_LIMIT)} {p.problem}: {cases}{extra}")
+    if unknown is not None:
+        lines.append(f"- Unknown-tool probe: {unknown}.")
+    if report.crashed_by is not None:
+        killer = _result_named(report, report.crashed_by)
+        where = (
+            _case_ref(killer.name, killer.case)
+            if killer is not None
+            else md_inline(report.crashed_by, NAME_LIMIT)
+        )
+        not_run = report.fuzz_summary.not_run if report.fuzz_summary else 0
+        lines.append(
+            f"- The target died during case {where}; "
+            f"{_plural(not_run, 'remaining case was', 'remaining cases were')} not run "
+            "(not counted against any tool)."
+        )
+    return lines
+
+
+# --------------------------------------------------------------------------- 4. dimensions
+
+
+def _dimensions(report: ConformanceReport) -> list[str]:
+    lines = ["## Dimensions", ""]
+    if not report.dimensions:
+        lines.append("No dimensions were scored.")
+    for d in report.dimensions:
+        value = "not measured" if d.score is None else f"{_score(d.score)}/10"
+        lines.append(f"- **{md_text(d.name, NAME_LIMIT)}: {value}**")
+        lines += [f"  - {md_prose(reason, REASON_LIMIT)}" for reason in d.reasons]
+    return lines
+
+
+# --------------------------------------------------------------------------- 5. findings
+
+
+def _where(location: LocationOut) -> str:
+    if location.tool is None:
+        return "server"
+    where = f"tool {md_inline(location.tool, NAME_LIMIT)}"
+    if location.param is not None:
+        where += f" › param {md_inline(location.param, NAME_LIMIT)}"
+    return where
+
+
+def _findings(findings: list[FindingOut]) -> list[str]:
+    lines = ["## Findings", ""]
+    if not findings:
+        return [*lines, "No findings."]
+    counts = [
+        _plural(sum(f.severity == sev for f in findings), *_SEVERITY_WORDS.get(sev, (sev, sev)))
+        for sev in ("error", "warning", "info")
+    ]
+    lines += [", ".join(counts) + ".", ""]
+    lines += [
+        f"- **{f.severity}** {md_inline(f.code, NAME_LIMIT)} at {_where(f.location)}: "
+        f"{md_prose(f.message, MESSAGE_LIMIT)}"
+        for f in findings
+    ]
+    return lines
+
+
+# --------------------------------------------------------------------------- 6. fuzz table
+
+
+def _flags(result: FuzzResultOut) -> str:
+    flags = [
+        name
+        for name, on in (
+            ("silentlyAccepted", result.silently_accepted),
+            ("emptySuccess", result.empty_success),
+            ("outputSchemaViolation", result.output_schema_violation),
+            ("leak", result.leak),
+        )
+        if on
+    ]
+    return ", ".join(flags) if flags else "—"
+
+
+def _outcome(result: FuzzResultOut) -> str:
+    if result.error_code is None:
+        return result.outcome
+    return f"{result.outcome} ({result.error_code})"
+
+
+def _note(result: FuzzResultOut, crashed_by: str | None) -> str:
+    parts = []
+    if (
+        crashed_by is not None
+        and result.outcome == _CRASH
+        and f"{result.name} {result.case}" != crashed_by
+    ):
+        parts.append("in flight when another case killed the target (not blamed)")
+    if result.message:
+        parts.append(md_cell(result.message, CELL_NOTE_LIMIT))
+    if result.note:
+        parts.append(md_prose(result.note, CELL_NOTE_LIMIT, cell=True))
+    return " — ".join(parts) if parts else ""
+
+
+def _fuzz_row(result: FuzzResultOut, crashed_by: str | None) -> str:
+    latency = "—" if result.outcome == _NOT_RUN else f"{result.latency_ms:.0f} ms"
+    cells = [
+        md_cell(result.name, NAME_LIMIT),
+        md_cell(result.case, NAME_LIMIT),
+        _outcome(result),
+        _flags(result),
+        latency,
+        _note(result, crashed_by),
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
+def _fuzz_table(report: ConformanceReport) -> list[str]:
+    lines = ["## Fuzz results", ""]
+    rows = list(report.fuzz)
+    if report.unknown_tool_probe is not None:
+        rows.append(report.unknown_tool_probe)
+    if not rows:
+        return [*lines, "No cases were run."]
+    lines += [
+        "| Tool | Case | Outcome | Flags | Latency | Note |",
+        "| --- | --- | --- | --- | ---: | --- |",
+    ]
+    lines += [_fuzz_row(result, report.crashed_by) for result in rows]
+    return lines
+
+
+# --------------------------------------------------------------------------- 7. fixes
+
+
+def _lint_fixes(findings: list[FindingOut]) -> list[list[str]]:
+    """One item per lint code (errors first), each affected place on its own sub-line; the hint
+    is stated once when every place shares it, else per place."""
+    groups: dict[str, list[FindingOut]] = {}
+    for f in findings:  # already worst severity first, so groups come errors first
+        groups.setdefault(f.code, []).append(f)
+    items: list[list[str]] = []
+    for code, group in groups.items():
+        shared = len({f.hint for f in group}) == 1
+        head = (
+            f"**{md_inline(code, NAME_LIMIT)}** ({group[0].severity}, "
+            f"{_plural(len(group), 'place', 'places')})"
+        )
+        lines = [f"{head}: {_sentence(group[0].hint)}" if shared else head]
+        for f in group:
+            place = _where(f.location)
+            lines.append(f"- {place}" if shared else f"- {place}: {_sentence(f.hint)}")
+        items.append(lines)
+    return items
+
+
+_BEHAVIOUR_FIXES: tuple[tuple[str, str], ...] = (
+    (
+        "crash",
+        "Keep the server alive on every input: catch failures in the handler and return "
+        "a result with isError: true.",
+    ),
+    ("timeout", "Answer within the call timeout, or fail fast with isError: true."),
+    (
+        "silentlyAccepted",
+        "Validate arguments against the input schema and reject invalid ones "
+        "with isError: true (or JSON-RPC error -32602).",
+    ),
+    (
+        "outputSchemaViolation",
+        "Return structuredContent that validates against the declared outputSchema.",
+    ),
+    ("emptySuccess", "Return usable content on success: non-blank text or structuredContent."),
+    (
+        "rejectedValid",
+        "Declare `examples`, `enum`, `pattern` or `format` for the parameters so an agent can "
+        "build a call that works, or accept this call.",
+    ),
+    (
+        "internalErrorValid",
+        "Make the handler work for every input its schema allows, or narrow the schema to what "
+        "it accepts.",
+    ),
+    (
+        "internalError",
+        "Reject malformed input as invalid params (isError: true or -32602), not as "
+        "an internal error (-32603).",
+    ),
+    ("leak", "Keep error messages short: no tracebacks, exception class names or file paths."),
+)
+TOOLS_IN_FIX = 20
+PROTOCOL_LEVEL = (
+    "it comes from the server's protocol layer (the `tools/call` dispatch of its SDK or "
+    "framework), not from each tool's code: fix it once there."
+)
+
+
+def _tool_list(tools: tuple[str, ...]) -> str:
+    named = ", ".join(md_inline(t, NAME_LIMIT) for t in tools[:TOOLS_IN_FIX])
+    more = len(tools) - TOOLS_IN_FIX
+    return f"{named} and {more} more" if more > 0 else named
+
+
+def _answer(result: FuzzResultOut) -> str:
+    """How a call was answered, e.g. ``toolError: `text``` or ``protocolError -32602``."""
+    answer: str = result.outcome
+    if result.error_code is not None:
+        answer += f" {result.error_code}"
+    if result.message:
+        answer += f": {md_inline(result.message, CELL_NOTE_LIMIT)}"
+    return answer
+
+
+def _repro(results: tuple[FuzzResultOut, ...], tool: str | None = None) -> str:
+    prefix = f"{md_inline(tool, NAME_LIMIT)} " if tool is not None else ""
+    repro = "; ".join(
+        f"{prefix}{md_inline(r.case, NAME_LIMIT)} with {md_code(r.arguments, ARGUMENTS_LIMIT)}"
+        for r in results[:CASES_PER_FIX]
+    )
+    more = len(results) - CASES_PER_FIX
+    return repro + (f"; and {more} more in the JSON report" if more > 0 else "")
+
+
+def _rejected_valid(fix: BehaviourFix) -> str:
+    first = fix.results_of(fix.tools[0])[0]
+    call = md_code(first.arguments, ARGUMENTS_LIMIT)
+    advice = _BEHAVIOUR_FIXES_BY_KEY[fix.key]
+    if fix.key == "rejectedValid":
+        why = "The schema does not tell a client how to call it:"
+        if len(fix.tools) > 1:
+            why = "The schemas do not tell a client how to call them:"
+        what = "was rejected"
+    else:
+        why = "The handler failed on a call its schema allows:"
+        what = "got an internal error"
+    if len(fix.tools) == 1:
+        return (
+            f"{md_inline(fix.tools[0], NAME_LIMIT)}: {why} the minimal valid call {call} "
+            f"{what} ({_answer(first)}). {advice}"
+        )
+    return (
+        f"{_tool_list(fix.tools)} ({len(fix.tools)} tools): {why} each minimal valid call "
+        f"{what} with the same answer ({_answer(first)}), e.g. "
+        f"{md_inline(fix.tools[0], NAME_LIMIT)} with {call}. {advice}"
+    )
+
+
+def _behaviour_item(fix: BehaviourFix) -> str:
+    if fix.key in ("rejectedValid", "internalErrorValid"):
+        text = _rejected_valid(fix)
+    elif len(fix.tools) == 1:
+        text = (
+            f"{md_inline(fix.tools[0], NAME_LIMIT)}: {_BEHAVIOUR_FIXES_BY_KEY[fix.key]} "
+            f"Reproduce: {_repro(fix.results)}."
+        )
+    else:
+        first = fix.tools[0]
+        others = len(fix.tools) - 1
+        text = (
+            f"{_tool_list(fix.tools)} ({len(fix.tools)} tools, the same behaviour): "
+            f"{_BEHAVIOUR_FIXES_BY_KEY[fix.key]} Reproduce: {_repro(fix.results_of(first), first)}"
+            f" (the other {_plural(others, 'tool answers', 'tools answer')} the same kind "
+            "of case the same way; every call is in the JSON report)."
+        )
+    if fix.protocol_level:
+        kinds = ", ".join(md_inline(k, NAME_LIMIT) for k in fix.kinds)
+        text += (
+            f" Protocol-level: every tool that was sent {kinds} answered it this way, so "
+            + md_prose(PROTOCOL_LEVEL)
+        )
+    return text
+
+
+_BEHAVIOUR_FIXES_BY_KEY = {key: md_prose(text) for key, text in _BEHAVIOUR_FIXES}
+
+
+def _metadata_item(fixes: tuple[str, ...]) -> list[str]:
+    head = f"**Server metadata** ({_plural(len(fixes), 'change', 'changes')})"
+    return [head, *(f"- {_sentence(fix)}" for fix in fixes)]
+
+
+def _uncovered_item(dimension: DimensionOut) -> list[str]:
+    score = "not measured" if dimension.score is None else f"{_score(dimension.score)}/10"
+    deductions = [r for r in dimension.reasons if r.startswith("−")] or dimension.reasons
+    head = (
+        f"**{md_text(dimension.name, NAME_LIMIT)}** ({score}): remove the deductions listed "
+        "under Dimensions"
+    )
+    return [head, *(f"- {md_prose(r, REASON_LIMIT)}" for r in deductions)]
+
+
+def _fixes(report: ConformanceReport, findings: list[FindingOut]) -> list[str]:
+    plan = plan_fixes(report)
+    items = _lint_fixes(findings)
+    if plan.metadata:
+        items.append(_metadata_item(plan.metadata))
+    items += [[_behaviour_item(fix)] for fix in plan.behaviour]
+    if plan.unknown_tool is not None:
+        probe, why = plan.unknown_tool
+        items.append(
+            [
+                f"Reject calls to unknown tools with JSON-RPC error -32602 or isError: true "
+                f"({why}). Reproduce: call {md_inline(probe.name, NAME_LIMIT)} with "
+                f"{md_code(probe.arguments, ARGUMENTS_LIMIT)}."
+            ]
+        )
+    items += [[_sentence(fix)] for fix in plan.other]
+    items += [_uncovered_item(d) for d in plan.uncovered]
+    lines = ["## Recommended fixes", ""]
+    if not items:
+        return [*lines, CLEAN]
+    for n, (first, *subs) in enumerate(items, start=1):
+        marker = f"{n}. "
+        lines.append(marker + first)
+        lines += [" " * len(marker) + sub for sub in subs]  # nested under this item
+    return lines
+
+
+# --------------------------------------------------------------------------- assembly
+
+
+def _join(sections: Iterable[list[str]]) -> str:
+    return "\n\n".join("\n".join(section) for section in sections) + "\n"
+
+
+def render_markdown(report: ConformanceReport) -> str:
+    """The Markdown report. Reads only ``report`` (works on a report loaded from JSON)."""
+    findings = sort_findings(report.findings)
+    sections = [_header(report), _coverage(report)]
+    if report.coverage is not None:
+        sections.append(["## Critical behavior", "", *_critical(report)])
+    sections += [_dimensions(report), _findings(findings)]
+    if report.coverage is not None:
+        sections.append(_fuzz_table(report))
+    sections.append(_fixes(report, findings))
+    return _join(sections)

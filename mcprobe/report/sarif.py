@@ -1,0 +1,347 @@
+"""SARIF 2.1.0 rendering of a ``ConformanceReport``, for code-scanning dashboards.
+
+One SARIF result per lint finding and one per behavioural failure of a fuzz case (a case that
+is both silently accepted and leaky yields two results). ``ruleId`` is stable: the lint code
+(``tool.missing_description``) or a behavioural check name (``behavior.silently_accepted``).
+Every result names the tool (and parameter) as ``logicalLocations``; behavioural results quote
+the exact arguments that reproduce them.
+
+Physical locations: an MCP server audited over the wire has no source line to point at, and
+GitHub code scanning drops results without one. ``artifact_uri`` (CLI ``--sarif-artifact``)
+makes every result point at line 1 of that file (for example the repository's ``mcp.json`` or
+``README.md``); without it results carry logical locations only.
+
+Pure: no I/O. Target text (tool names, error excerpts) only ever lands in JSON strings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from mcprobe.core.report_model import ConformanceReport, FindingOut, FuzzResultOut
+
+SARIF_VERSION = "2.1.0"
+SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://pypi.org/project/mcprobe-audit/"
+
+_LEVEL_BY_SEVERITY = {"error": "error", "warning": "warning", "info": "note"}
+_MAX_ARGUMENTS_CHARS = 2000
+_MAX_EXCERPT_CHARS = 300
+
+
+@dataclass(frozen=True)
+class BehaviourRule:
+    """A behavioural check as SARIF and JUnit name it."""
+
+    rule_id: str
+    title: str
+    level: str  # SARIF level: error | warning | note
+    summary: str
+    fix: str
+
+
+BEHAVIOUR_RULES: tuple[BehaviourRule, ...] = (
+    BehaviourRule(
+        "behavior.silently_accepted",
+        "Malformed input accepted",
+        "error",
+        "A deliberately malformed call (it fails the tool's own input schema) came back as a "
+        "successful result instead of being rejected.",
+        "Validate arguments against the input schema and return isError: true (or a JSON-RPC "
+        "-32602 error) naming the offending field.",
+    ),
+    BehaviourRule(
+        "behavior.unknown_tool_accepted",
+        "Unknown tool name accepted",
+        "error",
+        "A call to a tool name that the server does not list came back as a successful result.",
+        "Reject calls to unknown tool names with a JSON-RPC error or an isError result.",
+    ),
+    BehaviourRule(
+        "behavior.empty_success",
+        "Empty success",
+        "error",
+        "A valid call succeeded but returned no usable content (no non-blank text and no "
+        "structuredContent).",
+        "Return the tool's result as text and/or structuredContent, or isError with a reason.",
+    ),
+    BehaviourRule(
+        "behavior.output_schema_violation",
+        "Output schema violated",
+        "error",
+        "The tool declares an outputSchema, but a successful valid call returned no "
+        "structuredContent or structuredContent that does not validate against it.",
+        "Return structuredContent that matches the declared outputSchema (or fix the schema).",
+    ),
+    BehaviourRule(
+        "behavior.protocol_crash",
+        "Protocol crash",
+        "error",
+        "The call closed the transport, killed the server process or produced a reply that is "
+        "not valid JSON-RPC.",
+        "Catch exceptions in the tool handler and turn them into isError results; never write "
+        "anything but JSON-RPC to stdout.",
+    ),
+    BehaviourRule(
+        "behavior.timeout",
+        "Timeout",
+        "error",
+        "The call got no answer within the per-call timeout.",
+        "Bound the tool's work, answer promptly, and reject inputs it cannot handle in time.",
+    ),
+    BehaviourRule(
+        "behavior.leak",
+        "Internal details leaked",
+        "warning",
+        "An error text shows a traceback, exception class names or absolute file paths.",
+        "Return a short, user-facing error message; log internals to stderr instead.",
+    ),
+    BehaviourRule(
+        "behavior.internal_error",
+        "Internal error instead of a rejection",
+        "warning",
+        "A call was answered with JSON-RPC -32603 (internal error): the server failed rather "
+        "than rejecting the input.",
+        "Validate input up front and reject it with isError or -32602 instead of failing.",
+    ),
+)
+BEHAVIOUR_RULES_BY_ID = {rule.rule_id: rule for rule in BEHAVIOUR_RULES}
+
+
+def behaviour_failures(result: FuzzResultOut) -> tuple[str, ...]:
+    """The behavioural rule ids a classified call violates, in ``BEHAVIOUR_RULES`` order."""
+    unknown_tool_probe = result.kind == "unknown_tool"
+    failed: list[str] = []
+    if result.silently_accepted or (unknown_tool_probe and result.outcome == "ok"):
+        failed.append(
+            "behavior.unknown_tool_accepted" if unknown_tool_probe else "behavior.silently_accepted"
+        )
+    if result.empty_success and not unknown_tool_probe:
+        failed.append("behavior.empty_success")
+    if result.output_schema_violation:
+        failed.append("behavior.output_schema_violation")
+    if result.outcome == "protocolCrash":
+        failed.append("behavior.protocol_crash")
+    if result.outcome == "timeout":
+        failed.append("behavior.timeout")
+    if result.leak:
+        failed.append("behavior.leak")
+    if result.outcome == "protocolError" and result.error_code == -32603:
+        failed.append("behavior.internal_error")
+    return tuple(failed)
+
+
+def behavioural_results(report: ConformanceReport) -> tuple[FuzzResultOut, ...]:
+    """Every classified call in the report: the fuzz cases, then the unknown-tool probe (once,
+    even when the report also lists it among the fuzz cases)."""
+    results = list(report.fuzz)
+    probe = report.unknown_tool_probe
+    if probe is not None and probe not in results:
+        results.append(probe)
+    return tuple(results)
+
+
+def case_param(label: str) -> str | None:
+    """The field a case label is about (``wrong_type:a`` → ``a``), if any."""
+    _, sep, field = label.partition(":")
+    return field if sep and field else None
+
+
+def arguments_text(arguments: Any) -> str:
+    """The arguments exactly as sent, as compact JSON (long ones cut, and said so)."""
+    text = json.dumps(arguments, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    if len(text) > _MAX_ARGUMENTS_CHARS:
+        return text[:_MAX_ARGUMENTS_CHARS] + f"… ({len(text)} characters in all)"
+    return text
+
+
+def excerpt(text: str) -> str:
+    """A one-line, bounded excerpt of untrusted text."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= _MAX_EXCERPT_CHARS else flat[: _MAX_EXCERPT_CHARS - 1] + "…"
+
+
+# --------------------------------------------------------------------------- rules
+
+
+def _lint_rules(report: ConformanceReport) -> list[dict[str, Any]]:
+    from mcprobe.core.lint.rules import LINT_RULES
+
+    rules: list[dict[str, Any]] = []
+    for code, rule in LINT_RULES.items():
+        rules.append(
+            _rule(
+                code,
+                title=rule.title,
+                summary=rule.summary,
+                fix=_first_hint(report, code) or rule.summary,
+                level=_LEVEL_BY_SEVERITY[str(rule.severity)],
+                tag="lint",
+            )
+        )
+    known = set(LINT_RULES)
+    extra = sorted({f.code for f in report.findings} - known)
+    for code in extra:
+        first = next(f for f in report.findings if f.code == code)
+        rules.append(
+            _rule(
+                code,
+                title=code,
+                summary=excerpt(first.message),
+                fix=first.hint,
+                level=_LEVEL_BY_SEVERITY[first.severity],
+                tag="server",
+            )
+        )
+    return rules
+
+
+def _first_hint(report: ConformanceReport, code: str) -> str | None:
+    return next((f.hint for f in report.findings if f.code == code), None)
+
+
+def _rule(code: str, *, title: str, summary: str, fix: str, level: str, tag: str) -> dict[str, Any]:
+    return {
+        "id": code,
+        "name": "".join(part.capitalize() for part in code.replace(".", "_").split("_")),
+        "shortDescription": {"text": title},
+        "fullDescription": {"text": summary},
+        "help": {"text": fix},
+        "defaultConfiguration": {"level": level},
+        "properties": {"tags": ["mcp", tag]},
+    }
+
+
+def _behaviour_rules() -> list[dict[str, Any]]:
+    return [
+        _rule(
+            rule.rule_id,
+            title=rule.title,
+            summary=rule.summary,
+            fix=rule.fix,
+            level=rule.level,
+            tag="behavior",
+        )
+        for rule in BEHAVIOUR_RULES
+    ]
+
+
+# --------------------------------------------------------------------------- results
+
+
+def _logical_locations(server: str, tool: str | None, param: str | None) -> list[dict[str, Any]]:
+    if tool is None:
+        return [{"name": server, "fullyQualifiedName": server, "kind": "module"}]
+    locations: list[dict[str, Any]] = [
+        {"name": tool, "fullyQualifiedName": f"{server}/{tool}", "kind": "function"}
+    ]
+    if param is not None:
+        locations.append(
+            {"name": param, "fullyQualifiedName": f"{server}/{tool}.{param}", "kind": "parameter"}
+        )
+    return locations
+
+
+def _fingerprint(*parts: str | None) -> str:
+    joined = "\x1f".join(part or "" for part in parts)
+    return hashlib.sha256(joined.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _finding_result(server: str, finding: FindingOut) -> dict[str, Any]:
+    where = finding.location
+    text = finding.message
+    if finding.hint:
+        text += f" Fix: {finding.hint}"
+    return {
+        "ruleId": finding.code,
+        "level": _LEVEL_BY_SEVERITY[finding.severity],
+        "message": {"text": text},
+        "logicalLocations": _logical_locations(server, where.tool, where.param),
+        "partialFingerprints": {
+            "mcprobeFinding/v1": _fingerprint(finding.code, where.tool, where.param, where.pointer)
+        },
+        "properties": {"pointer": where.pointer} if where.pointer else {},
+    }
+
+
+def _behaviour_message(rule: BehaviourRule, result: FuzzResultOut) -> str:
+    parts = [
+        f"{rule.title}: tool '{result.name}', case {result.case}, outcome {result.outcome}"
+        + (f" (code {result.error_code})" if result.error_code is not None else "")
+        + f". Reproduce with tools/call name={json.dumps(result.name, ensure_ascii=False)} "
+        f"arguments={arguments_text(result.arguments)}."
+    ]
+    if result.message:
+        parts.append(f"Response excerpt (from the target): {excerpt(result.message)}")
+    if result.note:
+        parts.append(f"mcprobe: {excerpt(result.note)}")
+    parts.append(f"Fix: {rule.fix}")
+    return " ".join(parts)
+
+
+def _behaviour_sarif_results(server: str, report: ConformanceReport) -> Iterator[dict[str, Any]]:
+    for result in behavioural_results(report):
+        for rule_id in behaviour_failures(result):
+            rule = BEHAVIOUR_RULES_BY_ID[rule_id]
+            param = case_param(result.case)
+            yield {
+                "ruleId": rule_id,
+                "level": rule.level,
+                "message": {"text": _behaviour_message(rule, result)},
+                "logicalLocations": _logical_locations(server, result.name, param),
+                "partialFingerprints": {
+                    "mcprobeBehaviour/v1": _fingerprint(rule_id, result.name, result.case)
+                },
+                "properties": {
+                    "case": result.case,
+                    "outcome": result.outcome,
+                    "arguments": result.arguments,
+                },
+            }
+
+
+def render_sarif(report: ConformanceReport, *, artifact_uri: str | None = None) -> str:
+    """The report as a SARIF 2.1.0 log (one run), two-space indented JSON."""
+    server = report.server.name or "server"
+    rules = _lint_rules(report) + _behaviour_rules()
+    rule_index = {rule["id"]: i for i, rule in enumerate(rules)}
+    results = [_finding_result(server, f) for f in report.findings]
+    results.extend(_behaviour_sarif_results(server, report))
+    for result in results:
+        result["ruleIndex"] = rule_index[result["ruleId"]]
+        if not result["properties"]:
+            del result["properties"]
+        location: dict[str, Any] = {"logicalLocations": result.pop("logicalLocations")}
+        if artifact_uri is not None:
+            location["physicalLocation"] = {
+                "artifactLocation": {"uri": artifact_uri},
+                "region": {"startLine": 1},
+            }
+        result["locations"] = [location]
+    run: dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": "mcprobe",
+                "version": report.mcprobe_version,
+                "semanticVersion": report.mcprobe_version,
+                "informationUri": INFORMATION_URI,
+                "rules": rules,
+            }
+        },
+        "invocations": [{"executionSuccessful": True}],
+        "results": results,
+        "properties": {
+            "server": {"name": report.server.name, "version": report.server.version},
+            "overall": report.overall,
+            "grade": report.grade,
+            "critical": list(report.critical),
+        },
+    }
+    if artifact_uri is not None:
+        run["artifacts"] = [{"location": {"uri": artifact_uri}}]
+    log = {"$schema": SARIF_SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
+    return json.dumps(log, indent=2, ensure_ascii=True) + "\n"

@@ -1,0 +1,1 @@
+"""mcprobe as a stdio MCP server: the six ``probe_*`` tools and the connection registry."""

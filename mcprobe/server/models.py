@@ -1,0 +1,177 @@
+"""The wire shapes of mcprobe's six MCP tools (SPEC §2): pydantic, camelCase, strict.
+
+Input models forbid unknown keys and do not coerce types (``"5"`` is not a number), so a caller's
+mistake gets a precise ``isError`` instead of a guess. Their JSON Schemas are the tools'
+``inputSchema``; the output models' schemas are the ``outputSchema``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import ConfigDict, Field
+
+from mcprobe.core.report_model import (
+    CoverageOut,
+    FindingOut,
+    FuzzResultOut,
+    FuzzSummaryOut,
+    ServerOut,
+    WireModel,
+)
+
+
+def _connection_id() -> Any:
+    return Field(
+        default=None,
+        description="Which connection (from probe_connect); default: the most recently opened.",
+    )
+
+
+class ToolInput(WireModel):
+    model_config = ConfigDict(strict=True)
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+class ConnectInput(ToolInput):
+    transport: Literal["stdio", "http", "sse"] | None = Field(
+        default=None,
+        description="stdio (needs command), http (Streamable HTTP, falls back to SSE; needs url) "
+        "or sse (legacy SSE; needs url). Default: inferred from command / url.",
+    )
+    command: str | None = Field(default=None, description="stdio: the program to start.")
+    args: list[str] = Field(default_factory=list, description="stdio: its arguments, as given.")
+    env: dict[str, str] = Field(
+        default_factory=dict,
+        description="stdio: extra environment variables (values are secret: never echoed).",
+    )
+    cwd: str | None = Field(default=None, description="stdio: the working directory.")
+    url: str | None = Field(default=None, description="http/sse: the server URL.")
+    headers: dict[str, str] = Field(
+        default_factory=dict,
+        description="http/sse: extra request headers (values are secret: never echoed).",
+    )
+    bearer: str | None = Field(
+        default=None, description="http/sse: a bearer token (secret: never echoed)."
+    )
+    timeout_seconds: float | None = Field(
+        default=None,
+        gt=0,
+        le=600,
+        description="Per-call timeout for the target's tools, in seconds (default 30); the "
+        "handshake has its own limit, connectTimeoutSeconds.",
+    )
+    connect_timeout_seconds: float | None = Field(
+        default=None,
+        gt=0,
+        le=600,
+        description="Limit for starting the target and completing the handshake and tool "
+        "listing, in seconds (default 30).",
+    )
+
+
+class ConnectionInput(ToolInput):
+    connection_id: str | None = _connection_id()
+
+
+class FuzzInput(ToolInput):
+    connection_id: str | None = _connection_id()
+    max_tools: int | None = Field(
+        default=None, ge=0, description="Fuzz at most this many tools (default 50)."
+    )
+    fuzz_destructive: bool = Field(
+        default=False,
+        description="Explicit consent to call tools that do not declare readOnlyHint: true or "
+        "destructiveHint: false.",
+    )
+    tools: list[str] | None = Field(
+        default=None, description="Only fuzz these tools (names as listed by the target)."
+    )
+    concurrency: int = Field(
+        default=4,
+        ge=1,
+        le=16,
+        description="How many calls may be in flight at once (1 pins a crash to its case).",
+    )
+
+
+class ReportInput(ToolInput):
+    connection_id: str | None = _connection_id()
+    fuzz: bool = Field(default=False, description="Also run the behavioural pass (calls tools).")
+    max_tools: int | None = Field(
+        default=None, ge=0, description="With fuzz: fuzz at most this many tools (default 50)."
+    )
+    fuzz_destructive: bool = Field(
+        default=False,
+        description="With fuzz: consent to call tools that may be destructive.",
+    )
+    concurrency: int = Field(
+        default=4,
+        ge=1,
+        le=16,
+        description="How many calls may be in flight at once (1 pins a crash to its case).",
+    )
+
+
+class DisconnectInput(ToolInput):
+    connection_id: str | None = _connection_id()
+    all: bool = Field(default=False, description="Close every open connection.")
+
+
+# --------------------------------------------------------------------------- outputs
+
+
+class Counts(WireModel):
+    tools: int
+    resources: int | None = Field(description="null when the server does not offer resources")
+    prompts: int | None = Field(description="null when the server does not offer prompts")
+
+
+class ConnectOutput(WireModel):
+    connection_id: str
+    name: str | None
+    version: str | None
+    protocol_version: str | None
+    capabilities: dict[str, Any]
+    counts: Counts
+    instructions: str | None
+    default_connection_id: str | None
+
+
+class SeveritySummary(WireModel):
+    error: int
+    warning: int
+    info: int
+
+
+class LintOutput(WireModel):
+    connection_id: str
+    server: ServerOut
+    findings: list[FindingOut]
+    summary: SeveritySummary
+
+
+class FuzzOutput(WireModel):
+    connection_id: str
+    server: ServerOut
+    results: list[FuzzResultOut]
+    coverage: CoverageOut
+    summary: FuzzSummaryOut
+    unknown_tool_probe: FuzzResultOut | None
+    crashed_by: str | None
+    critical: list[str]
+    notes: list[str]
+
+
+class ListOutput(WireModel):
+    connection_id: str
+    server: ServerOut
+    tools: list[Any] = Field(description="raw tool definitions exactly as the target sent them")
+
+
+class DisconnectOutput(WireModel):
+    removed: list[str]
+    remaining: list[str] = Field(description="ids of the connections still open")
+    default_connection_id: str | None

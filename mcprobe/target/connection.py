@@ -1,0 +1,658 @@
+"""Open one target and speak raw JSON-RPC to it: ``open_target(spec)``.
+
+Connect sequence (all bounded by the connect timeout): start the transport; raw ``initialize``
+offering ``LATEST_HANDSHAKE_VERSION`` with no client capabilities; ``notifications/initialized``;
+every ``tools/list`` page raw (``nextCursor`` followed, page cap, repeated-cursor detection); and
+the ``prompts/list`` / ``resources/list`` counts when those capabilities are advertised. The
+snapshot is built from the raw dicts, so one malformed tool never hides the others.
+
+Everything that goes wrong while connecting becomes one ``ConnectFailed`` with a precise message
+(never an ``ExceptionGroup``); once connected, ``TargetConnection.call_tool`` never raises for
+anything the target does.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import subprocess
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, Literal
+
+import anyio
+import anyio.abc
+import httpx2
+import mcp_types as types
+from mcp.shared._stream_protocols import ReadStream, WriteStream
+from mcp.shared.message import SessionMessage
+from mcp_types.version import LATEST_HANDSHAKE_VERSION
+from pydantic import ValidationError
+
+from mcprobe.core.errors import ConnectFailed
+from mcprobe.core.model import JSON, Finding, Location, RawCall, RawKind, ServerSnapshot, Severity
+from mcprobe.core.target_spec import TargetSpec, scrub
+from mcprobe.core.version import __version__
+from mcprobe.target.raw_session import RawSession, RequestFailed, open_raw_session
+from mcprobe.target.transports.http import HttpKind, HttpLog, open_http, status_phrase
+from mcprobe.target.transports.stdio import (
+    DEFAULT_MAX_MESSAGE_BYTES,
+    DEFAULT_STDERR_TAIL_BYTES,
+    StdioProcess,
+    discard_started,
+    open_stdio,
+)
+
+__all__ = ["DEFAULT_PAGE_CAP", "TargetConnection", "open_target"]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_PAGE_CAP = 100
+_STDERR_QUOTE = 600
+
+Phase = Literal["start", "initialize", "listing"]
+
+
+class _NotStreamable(ConnectFailed):
+    """The server refused Streamable HTTP at this URL (404/405 on POST): worth trying SSE."""
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for sub in exc.exceptions for leaf in _leaves(sub)]
+    return [exc]
+
+
+@dataclass
+class _Attempt:
+    """What one connection attempt learned, for error messages."""
+
+    spec: TargetSpec
+    kind: Literal["stdio", "streamable", "sse"]
+    budget: float
+    phase: Phase = "start"
+    process: StdioProcess | None = None
+    http: HttpLog = field(default_factory=HttpLog)
+    started: subprocess.Popen[bytes] | None = None
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        return self.spec.secret_values()
+
+    def where(self) -> str:
+        if self.kind == "stdio":
+            return f"`{self.spec.command}`"
+        return scrub(self.spec.url or "", self.secrets)
+
+    def stderr_quote(self) -> str:
+        if self.process is None:
+            return ""
+        tail = self.process.stderr_tail().strip()
+        if not tail:
+            return ""
+        if len(tail) > _STDERR_QUOTE:
+            tail = "…" + tail[-_STDERR_QUOTE:]
+        return f"; stderr: {tail}"
+
+    def fail(self, message: str, *, fallback: bool = False) -> ConnectFailed:
+        cls = _NotStreamable if fallback else ConnectFailed
+        tail = self.process.stderr_tail() if self.process is not None else ""
+        return cls(scrub(message, self.secrets), stderr_tail=tail)
+
+    def http_failure(self) -> ConnectFailed | None:
+        failure = self.http.first_failure()
+        if failure is None:
+            redirect = self.http.last_redirect()
+            if redirect is None:
+                return None
+            redirects = sum(1 for s in self.http.statuses if 300 <= s.status < 400)
+            target = redirect.location or "?"
+            if redirects > 1:
+                return self.fail(
+                    f"too many redirects from {self.where()} ({redirects}, the last to {target}): "
+                    "probably a redirect loop"
+                )
+            return self.fail(
+                f"HTTP {status_phrase(redirect.status)} from {self.where()} to {target} was not "
+                "followed (only same-origin redirects that keep the method are); use that URL"
+            )
+        text = f"HTTP {status_phrase(failure.status)} from {self.where()}"
+        if failure.status in (401, 403):
+            scheme = failure.auth_scheme
+            challenge = f" (WWW-Authenticate: {scheme} …)" if scheme else ""
+            hint = "; check the bearer token or headers" if failure.status == 401 else ""
+            return self.fail(f"{text}{challenge}: authentication failed{hint}")
+        fallback = self.kind == "streamable" and self.http.rejects_streamable()
+        return self.fail(text, fallback=fallback)
+
+    def timed_out(self) -> ConnectFailed:
+        seconds = f"{self.budget:.1f} s"
+        if self.phase == "initialize":
+            return self.fail(f"no answer to initialize within {seconds}{self.stderr_quote()}")
+        if self.phase == "listing":
+            return self.fail(f"no answer to tools/list within {seconds}{self.stderr_quote()}")
+        return self.fail(f"no answer from {self.where()} within {seconds}")
+
+    def translate(self, leaves: list[BaseException]) -> ConnectFailed:
+        for leaf in leaves:
+            if isinstance(leaf, ConnectFailed):
+                return leaf
+        http = self.http_failure()
+        if http is not None:
+            return http
+        for leaf in leaves:
+            if isinstance(leaf, httpx2.ConnectError):
+                return self.fail(f"could not connect to {self.where()}: {leaf}")
+            if isinstance(leaf, httpx2.TooManyRedirects):
+                return self.fail(f"too many redirects from {self.where()}")
+            if isinstance(leaf, httpx2.TimeoutException):
+                return self.fail(f"HTTP timeout talking to {self.where()}")
+            if isinstance(leaf, httpx2.HTTPError):
+                return self.fail(f"HTTP error from {self.where()}: {type(leaf).__name__}: {leaf}")
+        first = leaves[0] if leaves else None
+        detail = f"{type(first).__name__}: {first}" if first is not None else "unknown error"
+        return self.fail(f"could not connect to {self.where()}: {detail}{self.stderr_quote()}")
+
+
+class TargetConnection:
+    """A live, handshaken target. Satisfies ``mcprobe.core.target_protocol.Target``."""
+
+    def __init__(
+        self,
+        spec: TargetSpec,
+        session: RawSession,
+        snapshot: ServerSnapshot,
+        process: StdioProcess | None,
+        *,
+        transport: Literal["stdio", "streamable", "sse"],
+        deadline: float | None,
+    ) -> None:
+        self.spec = spec
+        self.transport = transport
+        self._session = session
+        self._snapshot = snapshot
+        self._process = process
+        self._deadline = deadline
+
+    @property
+    def snapshot(self) -> ServerSnapshot:
+        return self._snapshot
+
+    @property
+    def pid(self) -> int | None:
+        """The target process id (= its process group id), stdio only."""
+        return self._process.pid if self._process is not None else None
+
+    @property
+    def alive(self) -> bool:
+        if self._process is not None and not self._process.alive:
+            return False
+        return not self._session.stream_closed
+
+    def session_findings(self) -> tuple[Finding, ...]:
+        return self._session.findings()
+
+    def stderr_tail(self) -> str:
+        return self._process.stderr_tail() if self._process is not None else ""
+
+    def _lost(self) -> str:
+        if self._process is not None and self._process.returncode is not None:
+            return f"target exited with code {self._process.returncode}"
+        return "connection closed"
+
+    async def call_tool(  # the Target protocol names the per-call limit `timeout`
+        self,
+        name: str,
+        arguments: JSON,
+        *,
+        timeout: float | None = None,
+    ) -> RawCall:
+        limit = self.spec.call_timeout if timeout is None else timeout
+        if self._deadline is not None:
+            remaining = self._deadline - anyio.current_time()
+            if remaining <= 0:
+                return RawCall(RawKind.NOT_RUN, detail="the audit deadline was reached")
+            limit = min(limit, remaining)
+        if not self.alive:
+            return RawCall(RawKind.TRANSPORT_LOST, detail=f"not sent: {self._lost()}")
+        started = anyio.current_time()
+        try:
+            result = await self._session.request(
+                "tools/call", {"name": name, "arguments": arguments}, seconds=limit
+            )
+        except RequestFailed as failure:
+            latency = (anyio.current_time() - started) * 1000
+            if failure.kind == "lost" and self._process is not None:
+                # stdout EOF usually beats the exit status by a few ms; wait for it to name it.
+                await self._process.wait_exit(0.3)
+            return self._failed_call(failure, latency)
+        except Exception as exc:  # a transport fault the SDK let through: the session is gone
+            latency = (anyio.current_time() - started) * 1000
+            detail = scrub(f"{type(exc).__name__}: {exc}", self.spec.secret_values())
+            return RawCall(RawKind.TRANSPORT_LOST, latency_ms=latency, detail=detail)
+        latency = (anyio.current_time() - started) * 1000
+        return RawCall(RawKind.RESULT, latency_ms=latency, result=result)
+
+    def _failed_call(self, failure: RequestFailed, latency: float) -> RawCall:
+        if failure.kind == "timeout":
+            if not self.alive:
+                return RawCall(RawKind.TRANSPORT_LOST, latency_ms=latency, detail=self._lost())
+            return RawCall(RawKind.TIMEOUT, latency_ms=latency, detail=failure.detail)
+        if failure.kind == "lost":
+            detail = self._lost() if failure.detail == "connection closed" else failure.detail
+            return RawCall(RawKind.TRANSPORT_LOST, latency_ms=latency, detail=detail)
+        if failure.kind == "oversize":
+            # The reply arrived but was too large to keep; the result is deliberately dropped.
+            return RawCall(RawKind.RESULT, latency_ms=latency, result=None, detail=failure.detail)
+        return RawCall(
+            RawKind.JSONRPC_ERROR,
+            latency_ms=latency,
+            error_code=failure.code,
+            error_message=failure.message,
+            error_data=failure.data,
+        )
+
+
+# --------------------------------------------------------------------------- handshake
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _finding(code: str, severity: Severity, message: str, hint: str) -> Finding:
+    return Finding(code, severity, message, Location(), hint)
+
+
+async def _list_all(
+    session: RawSession, method: str, key: str, page_cap: int, findings: list[Finding] | None
+) -> list[Any] | None:
+    """Every page of a paginated list, raw. ``findings`` is None for the counted lists (prompts,
+    resources), whose problems are tolerated silently. Returns None if the first page failed."""
+    items: list[Any] = []
+    seen: set[str] = set()
+    cursor: str | None = None
+    pages = 0
+    while True:
+        if pages >= page_cap:
+            if findings is not None:
+                findings.append(
+                    _finding(
+                        "server.pagination_cap",
+                        Severity.WARNING,
+                        f"{method} was still returning nextCursor after {page_cap} pages; "
+                        f"stopped listing with {len(items)} items",
+                        "end pagination: omit nextCursor on the last page",
+                    )
+                )
+            return items
+        try:
+            page = await session.request(method, {"cursor": cursor} if cursor is not None else {})
+        except RequestFailed as failure:
+            if failure.kind == "lost":
+                raise
+            if findings is not None and (pages > 0 or failure.kind != "error"):
+                findings.append(
+                    _finding(
+                        "server.invalid_list_page",
+                        Severity.ERROR,
+                        f"{method} page {pages + 1} failed: {failure.detail}"
+                        + (f" ({failure.message})" if failure.message else ""),
+                        f"answer every {method} page with a valid result",
+                    )
+                )
+            return items if pages else None
+        pages += 1
+        page_items = page.get(key)
+        if not isinstance(page_items, list):
+            if findings is not None:
+                findings.append(
+                    _finding(
+                        "server.invalid_list_page",
+                        Severity.ERROR,
+                        f"{method} page {pages} has no {key!r} array",
+                        f"return {{{key!r}: [...]}} from {method}",
+                    )
+                )
+            return items
+        items.extend(page_items)
+        next_cursor = page.get("nextCursor")
+        if next_cursor is None:
+            return items
+        if not isinstance(next_cursor, str):
+            if findings is not None:
+                findings.append(
+                    _finding(
+                        "server.invalid_list_page",
+                        Severity.ERROR,
+                        f"{method} page {pages} has a nextCursor that is not a string",
+                        "nextCursor must be an opaque string, or absent on the last page",
+                    )
+                )
+            return items
+        if next_cursor in seen or next_cursor == cursor:
+            if findings is not None:
+                findings.append(
+                    _finding(
+                        "server.pagination_loop",
+                        Severity.ERROR,
+                        f"{method} returned a cursor it had already returned (page {pages}); "
+                        f"stopped listing with {len(items)} items",
+                        "every nextCursor must lead to a new page; omit it on the last page",
+                    )
+                )
+            return items
+        seen.add(next_cursor)
+        cursor = next_cursor
+
+
+async def _handshake(session: RawSession, attempt: _Attempt, page_cap: int) -> ServerSnapshot:
+    attempt.phase = "initialize"
+    params = {
+        "protocolVersion": LATEST_HANDSHAKE_VERSION,
+        "capabilities": {},
+        "clientInfo": {"name": "mcprobe", "version": __version__},
+    }
+    try:
+        init = await session.request("initialize", params, cancel_on_abandon=False)
+    except RequestFailed as failure:
+        raise await _initialize_failed(attempt, failure) from None
+    findings: list[Finding] = []
+    try:
+        types.InitializeResult.model_validate(init)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'/'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()[:3]
+        )
+        findings.append(
+            _finding(
+                "server.invalid_initialize",
+                Severity.ERROR,
+                f"the initialize result does not match the MCP schema ({problems})",
+                "return protocolVersion, capabilities and serverInfo {name, version}",
+            )
+        )
+    protocol_version = _text(init.get("protocolVersion"))
+    session.protocol_version = protocol_version
+    await session.notify("notifications/initialized", None)
+
+    attempt.phase = "listing"
+    raw_caps = init.get("capabilities")
+    capabilities: dict[str, Any] = raw_caps if isinstance(raw_caps, dict) else {}
+    tool_findings: list[Finding] = []
+    try:
+        tools = await _list_all(session, "tools/list", "tools", page_cap, tool_findings)
+        prompts = resources = None
+        if "prompts" in capabilities:
+            prompts = await _list_all(session, "prompts/list", "prompts", page_cap, None)
+        if "resources" in capabilities:
+            resources = await _list_all(session, "resources/list", "resources", page_cap, None)
+    except RequestFailed as failure:
+        raise await _lost_while(attempt, "listing tools", failure) from None
+    if tools is None and "tools" in capabilities:
+        tool_findings.append(
+            _finding(
+                "server.invalid_list_page",
+                Severity.ERROR,
+                "the server advertises tools but tools/list failed",
+                "answer tools/list with {tools: [...]}",
+            )
+        )
+    findings.extend(tool_findings)
+    raw_info = init.get("serverInfo")
+    server_info: dict[str, Any] = raw_info if isinstance(raw_info, dict) else {}
+    return ServerSnapshot(
+        name=_text(server_info.get("name")),
+        version=_text(server_info.get("version")),
+        title=_text(server_info.get("title")),
+        protocol_version=protocol_version,
+        instructions=_text(init.get("instructions")),
+        capabilities=capabilities,
+        tools=tuple(tools or ()),
+        resources_count=len(resources) if resources is not None else None,
+        prompts_count=len(prompts) if prompts is not None else None,
+        server_info=server_info,
+        listing_findings=tuple(findings),
+    )
+
+
+async def _lost_while(attempt: _Attempt, doing: str, failure: RequestFailed) -> ConnectFailed:
+    process = attempt.process
+    if process is not None:
+        await process.wait_exit(0.5)
+        if process.returncode is not None:
+            return attempt.fail(
+                f"target exited with code {process.returncode} before {doing}"
+                f"{attempt.stderr_quote()}"
+            )
+        return attempt.fail(f"target closed its stdout before {doing}{attempt.stderr_quote()}")
+    http = attempt.http_failure()
+    if http is not None:
+        return http
+    return attempt.fail(f"connection to {attempt.where()} closed before {doing} ({failure.detail})")
+
+
+async def _initialize_failed(attempt: _Attempt, failure: RequestFailed) -> ConnectFailed:
+    http = attempt.http_failure()
+    if http is not None:
+        return http
+    if failure.kind == "lost" and failure.detail == "connection closed":
+        return await _lost_while(attempt, "answering initialize", failure)
+    if failure.kind == "error":
+        return attempt.fail(
+            f"initialize was rejected with JSON-RPC error {failure.code}: {failure.message}"
+            f"{attempt.stderr_quote()}"
+        )
+    return attempt.fail(f"initialize failed: {failure.detail}{attempt.stderr_quote()}")
+
+
+# --------------------------------------------------------------------------- opening
+
+
+@asynccontextmanager
+async def _wire(
+    attempt: _Attempt, max_message_bytes: int
+) -> AsyncIterator[tuple[ReadStream[SessionMessage | Exception], WriteStream[SessionMessage]]]:
+    spec = attempt.spec
+    if attempt.kind == "stdio":
+        if not spec.command:
+            raise attempt.fail("a stdio target needs a command")
+        async with open_stdio(
+            spec.command,
+            spec.args,
+            env=spec.env,
+            cwd=spec.cwd,
+            secrets=attempt.secrets,
+            max_message_bytes=max_message_bytes,
+            stderr_tail_bytes=DEFAULT_STDERR_TAIL_BYTES,
+            started=attempt.started,
+        ) as (process, read, write):
+            attempt.process = process
+            yield read, write
+        return
+    if not spec.url:
+        raise attempt.fail("an HTTP target needs a url")
+    kind: HttpKind = "streamable" if attempt.kind == "streamable" else "sse"
+    async with open_http(
+        kind,
+        spec.url,
+        headers=spec.headers,
+        bearer=spec.bearer,
+        http_timeout=attempt.budget,
+        log=attempt.http,
+    ) as (read, write):
+        yield read, write
+
+
+async def _own_connection(
+    attempt: _Attempt,
+    close_requested: anyio.Event,
+    *,
+    deadline: float,
+    call_deadline: float | None,
+    page_cap: int,
+    max_bytes: int,
+    task_status: anyio.abc.TaskStatus[TargetConnection] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    """Enter the transport and session, handshake, hand the connection over, and hold it open
+    until ``close_requested``. Runs in its own task so a transport that crashes later only closes
+    the streams (calls then see TRANSPORT_LOST) instead of cancelling the caller's code."""
+    connected = False
+    scope = anyio.CancelScope(deadline=deadline)
+    try:
+        with scope:
+            async with (
+                _wire(attempt, max_bytes) as (read, write),
+                open_raw_session(read, write, secrets=attempt.secrets) as session,
+            ):
+                if attempt.kind != "stdio":
+                    session.send_version_header = True
+                    session.max_result_bytes = max_bytes
+                snapshot = await _handshake(session, attempt, page_cap)
+                connection = TargetConnection(
+                    attempt.spec,
+                    session,
+                    snapshot,
+                    attempt.process,
+                    transport=attempt.kind,
+                    deadline=call_deadline,
+                )
+                connected = True
+                scope.deadline = math.inf
+                task_status.started(connection)
+                await close_requested.wait()
+    except Exception as exc:  # groups of plain exceptions too; cancellation passes through
+        if connected:
+            # The transport died while open: its streams are closed, so every later call reports
+            # TRANSPORT_LOST; nothing to raise into the caller's code.
+            logger.debug("transport of an open connection failed: %r", exc)
+            return
+        raise attempt.translate(_leaves(exc)) from None
+    if not connected:
+        raise attempt.timed_out() if scope.cancelled_caught else attempt.fail("connect aborted")
+
+
+@asynccontextmanager
+async def _open_once(
+    attempt: _Attempt,
+    *,
+    deadline: float,
+    call_deadline: float | None,
+    page_cap: int,
+    max_bytes: int,
+) -> AsyncIterator[TargetConnection]:
+    close_requested = anyio.Event()
+    body_error: BaseException | None = None
+    try:
+        async with anyio.create_task_group() as tg:
+            connection: TargetConnection = await tg.start(
+                partial(
+                    _own_connection,
+                    attempt,
+                    close_requested,
+                    deadline=deadline,
+                    call_deadline=call_deadline,
+                    page_cap=page_cap,
+                    max_bytes=max_bytes,
+                )
+            )
+            try:
+                yield connection
+            except BaseException as exc:
+                body_error = exc
+                raise
+            finally:
+                close_requested.set()
+    except BaseExceptionGroup as group:
+        # Never let a group escape: re-raise the caller's own exception, or the single failure.
+        leaves = _leaves(group)
+        if body_error is not None and body_error in leaves:
+            raise body_error from None
+        if len(leaves) == 1:
+            raise leaves[0] from None
+        raise
+
+
+@asynccontextmanager
+async def open_target(
+    spec: TargetSpec,
+    *,
+    deadline: float | None = None,
+    max_response_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    page_cap: int = DEFAULT_PAGE_CAP,
+    started: subprocess.Popen[bytes] | None = None,
+) -> AsyncIterator[TargetConnection]:
+    """Connect to ``spec`` and yield a live ``TargetConnection``; close it (killing a stdio
+    target's whole process group) on exit.
+
+    ``started`` is a stdio target already started from ``spec`` by
+    ``transports.stdio.spawn_target`` (the CLI starts it before its heavy imports, so the
+    target boots meanwhile); it is adopted instead of starting another, and owned from here on:
+    it is gone when this returns or raises, whatever happened.
+
+    ``deadline`` is an absolute ``anyio.current_time()`` instant for the whole audit: it shortens
+    the connect timeout, clips every call's timeout, and calls after it return ``notRun``.
+    Raises ``ConnectFailed`` with a precise, secret-free message when the target cannot be
+    started or reached, the handshake fails, or the connect timeout passes.
+    """
+    budget = spec.connect_timeout
+    if deadline is not None:
+        budget = max(0.0, min(budget, deadline - anyio.current_time()))
+    connect_deadline = anyio.current_time() + budget
+    kinds: list[Literal["stdio", "streamable", "sse"]]
+    if spec.transport == "stdio":
+        kinds = ["stdio"]
+    elif spec.transport == "http":
+        kinds = ["streamable", "sse"]
+    else:
+        kinds = ["sse"]
+    try:
+        async with AsyncExitStack() as stack:
+            connection = await _connect(
+                stack,
+                spec,
+                kinds,
+                budget,
+                connect_deadline,
+                deadline,
+                started,
+                page_cap=page_cap,
+                max_response_bytes=max_response_bytes,
+            )
+            yield connection
+    finally:
+        if started is not None:
+            discard_started(started)  # a no-op once the transport has stopped and reaped it
+
+
+async def _connect(
+    stack: AsyncExitStack,
+    spec: TargetSpec,
+    kinds: list[Literal["stdio", "streamable", "sse"]],
+    budget: float,
+    connect_deadline: float,
+    deadline: float | None,
+    started: subprocess.Popen[bytes] | None,
+    *,
+    page_cap: int,
+    max_response_bytes: int,
+) -> TargetConnection:
+    for index, kind in enumerate(kinds):
+        attempt = _Attempt(spec, kind, budget, started=started if kind == "stdio" else None)
+        try:
+            return await stack.enter_async_context(
+                _open_once(
+                    attempt,
+                    deadline=connect_deadline,
+                    call_deadline=deadline,
+                    page_cap=page_cap,
+                    max_bytes=max_response_bytes,
+                )
+            )
+        except ConnectFailed as failure:
+            if index + 1 < len(kinds) and isinstance(failure, _NotStreamable):
+                continue
+            raise
+    raise AssertionError("unreachable: the last attempt returns or raises")

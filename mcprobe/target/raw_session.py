@@ -1,0 +1,367 @@
+"""Raw JSON-RPC over any transport's stream pair, with everything odd the target does recorded.
+
+``RawSession`` drives the SDK's ``JSONRPCDispatcher`` directly: every request we audit goes through
+``send_raw_request``, so the JSON the target sent comes back untouched (unknown fields, schema
+violations and all). It answers the target's own requests (``ping`` yes; sampling, elicitation,
+roots and anything else no, with a JSON-RPC error, because mcprobe declares no client
+capabilities), and turns the wire events a transport reports (garbage lines, invalid or oversize
+replies) into session findings.
+
+Why not ``ClientSession(dispatcher=...)``: mcprobe never uses the typed layer, and the session's
+request handler answers unknown or invalid server requests before we can see them. Running the
+dispatcher with our own handlers shows us every request the target makes.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import anyio.abc
+from mcp import MCPError
+from mcp.shared._stream_protocols import ReadStream, WriteStream
+from mcp.shared.dispatcher import CallOptions, DispatchContext, coerce_request_id
+from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
+from mcp.shared.message import SessionMessage
+from mcp.shared.transport_context import TransportContext
+from mcp_types import (
+    CONNECTION_CLOSED,
+    METHOD_NOT_FOUND,
+    JSONRPCError,
+    JSONRPCResponse,
+    RequestId,
+)
+
+from mcprobe.core.model import Finding, Location, Severity
+from mcprobe.core.target_spec import scrub
+from mcprobe.target.wire_events import InvalidReply, NotificationsSeen, OversizeReply, StdoutNoise
+
+__all__ = ["RawSession", "RequestFailed", "open_raw_session"]
+
+logger = logging.getLogger(__name__)
+
+_MAX_ANOMALIES = 1024
+NOTIFICATION_FLOOD = 10_000
+"""More notifications than this in one session is a finding (nobody asked for them)."""
+
+
+class RequestFailed(Exception):
+    """A raw request did not produce a result. ``kind`` is ``"timeout"``, ``"lost"`` (transport
+    closed, process died, invalid reply), ``"oversize"`` or ``"error"`` (a JSON-RPC error reply,
+    with ``code``/``message``/``data``)."""
+
+    def __init__(
+        self,
+        kind: str,
+        detail: str,
+        *,
+        code: int | None = None,
+        message: str | None = None,
+        data: Any = None,
+    ) -> None:
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+@dataclass
+class _Count:
+    count: int = 0
+    first: str = ""
+
+
+class RawSession:
+    """One JSON-RPC conversation with a target. Build it with ``open_raw_session``."""
+
+    def __init__(self, dispatcher: JSONRPCDispatcher[Any], *, secrets: tuple[str, ...]) -> None:
+        self._dispatcher = dispatcher
+        self._secrets = secrets
+        self._next_id = 0
+        self._anomalies: dict[RequestId, RequestFailed] = {}
+        self._noise = _Count()
+        self._unexpected: dict[str, int] = {}
+        self._invalid = _Count()
+        self._oversize = _Count()
+        # Reply-id bookkeeping: which ids are awaiting an answer, which were answered, and the
+        # replies that matched neither (an id never issued, or a second answer to one id).
+        self._waiting: set[RequestId] = set()
+        self._answered: set[RequestId] = set()
+        self._unknown_id = _Count()
+        self._duplicate = _Count()
+        self._notifications: dict[str, int] = {}
+        self.stream_closed = False
+        self.protocol_version: str | None = None
+        self.send_version_header = False
+        # Post-hoc size cap, for transports that cannot check sizes while reading.
+        self.max_result_bytes: int | None = None
+
+    # ---------------------------------------------------------------- requests
+
+    async def request(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None,
+        *,
+        seconds: float | None = None,
+        cancel_on_abandon: bool = True,
+    ) -> dict[str, Any]:
+        """Send one raw request; return the raw result dict or raise ``RequestFailed``."""
+        self._next_id += 1
+        rid = self._next_id
+        opts: CallOptions = {"request_id": rid, "cancel_on_abandon": cancel_on_abandon}
+        if self.send_version_header and self.protocol_version:
+            opts["headers"] = {"mcp-protocol-version": self.protocol_version}
+        result: dict[str, Any] | None = None
+        self._waiting.add(rid)
+        with anyio.move_on_after(seconds if seconds is not None else float("inf")):
+            try:
+                result = await self._dispatcher.send_raw_request(method, params, opts)
+            except MCPError as exc:
+                self._waiting.discard(rid)
+                anomaly = self._anomalies.pop(rid, None)
+                if anomaly is not None:
+                    raise anomaly from None
+                if exc.code == CONNECTION_CLOSED and self.stream_closed:
+                    raise RequestFailed("lost", "connection closed") from None
+                raise RequestFailed(
+                    "error",
+                    f"JSON-RPC error {exc.code}",
+                    code=exc.code,
+                    message=scrub(str(exc.message), self._secrets),
+                    data=exc.data,
+                ) from None
+        self._waiting.discard(rid)
+        if result is None:
+            if self.stream_closed:
+                raise RequestFailed("lost", "connection closed")
+            raise RequestFailed("timeout", f"no answer to {method} within {seconds} s")
+        anomaly = self._anomalies.pop(rid, None)
+        if anomaly is not None:
+            raise anomaly
+        if self.max_result_bytes is not None:
+            size = len(json.dumps(result, separators=(",", ":"), default=str))
+            if size > self.max_result_bytes:
+                self._note_oversize(size, self.max_result_bytes)
+                limit = self.max_result_bytes
+                raise RequestFailed(
+                    "oversize", f"response of {size} bytes exceeds the {limit}-byte cap"
+                )
+        return result
+
+    async def notify(self, method: str, params: Mapping[str, Any] | None) -> None:
+        opts: CallOptions = {}
+        if self.send_version_header and self.protocol_version:
+            opts["headers"] = {"mcp-protocol-version": self.protocol_version}
+        await self._dispatcher.notify(method, params, opts)
+
+    # ---------------------------------------------------------------- the target's side
+
+    async def _on_request(
+        self, dctx: DispatchContext[TransportContext], method: str, params: Mapping[str, Any] | None
+    ) -> dict[str, Any]:
+        if method == "ping":
+            return {}
+        key = method[:100]
+        if key in self._unexpected or len(self._unexpected) < 20:
+            self._unexpected[key] = self._unexpected.get(key, 0) + 1
+        raise MCPError(
+            code=METHOD_NOT_FOUND,
+            message=f"mcprobe declares no client capabilities; {key!r} is not supported",
+        )
+
+    async def _on_notify(
+        self, dctx: DispatchContext[TransportContext], method: str, params: Mapping[str, Any] | None
+    ) -> None:
+        self._count_notifications({method[:100]: 1})
+        await anyio.lowlevel.checkpoint()
+
+    def _count_notifications(self, counts: Mapping[str, int]) -> None:
+        for method, count in counts.items():
+            if method in self._notifications or len(self._notifications) < 50:
+                self._notifications[method] = self._notifications.get(method, 0) + count
+
+    async def _on_stream_exception(self, exc: Exception) -> None:
+        if isinstance(exc, NotificationsSeen):
+            self._count_notifications(exc.counts)
+        elif isinstance(exc, StdoutNoise):
+            self._bump(self._noise, exc.excerpt)
+        elif isinstance(exc, InvalidReply):
+            self._bump(self._invalid, exc.reason)
+            self._note_anomaly(exc.request_id, RequestFailed("lost", exc.reason))
+        elif isinstance(exc, OversizeReply):
+            self._note_oversize(exc.size, exc.limit)
+            if exc.request_id is not None:
+                self._note_anomaly(exc.request_id, RequestFailed("oversize", str(exc)))
+        else:
+            # Transports other than ours report undecodable messages as plain exceptions.
+            self._bump(self._invalid, f"{type(exc).__name__}: {exc}")
+
+    def observe_reply(self, request_id: RequestId | None) -> None:
+        """Called for every reply on the wire before the dispatcher matches it: count the
+        replies that answer no request of ours (a wrong id, a second answer to one id), which
+        the dispatcher would drop without a word. Late answers to abandoned requests are fine."""
+        if request_id is None:
+            return
+        key = coerce_request_id(request_id)
+        if key in self._waiting:
+            self._waiting.discard(key)
+            if len(self._answered) < 100_000:
+                self._answered.add(key)
+        elif key in self._answered:
+            self._bump(self._duplicate, f"id {json.dumps(request_id)[:40]}")
+        elif not (isinstance(key, int) and 0 < key <= self._next_id):
+            self._bump(self._unknown_id, f"id {json.dumps(request_id)[:40]}")
+
+    def _note_anomaly(self, request_id: RequestId, failure: RequestFailed) -> None:
+        # Bounded: a hostile target could name ids we never issued, forever.
+        if len(self._anomalies) < _MAX_ANOMALIES:
+            self._anomalies[request_id] = failure
+
+    def _note_oversize(self, size: int, limit: int) -> None:
+        self._bump(self._oversize, f"{size} bytes (cap {limit})")
+
+    def _bump(self, counter: _Count, text: str) -> None:
+        counter.count += 1
+        if not counter.first:
+            counter.first = scrub(text[:200], self._secrets)
+
+    # ---------------------------------------------------------------- findings
+
+    def findings(self) -> tuple[Finding, ...]:
+        """Server-level findings observed so far, secrets scrubbed, in a stable order."""
+        out: list[Finding] = []
+        if self._noise.count:
+            out.append(
+                Finding(
+                    "server.stdout_noise",
+                    Severity.WARNING,
+                    f"the target wrote {self._noise.count} non-JSON-RPC line(s) on stdout "
+                    f"(first: {self._noise.first!r})",
+                    Location(),
+                    "write logs to stderr; stdout is reserved for JSON-RPC messages on stdio",
+                )
+            )
+        for method, count in sorted(self._unexpected.items()):
+            out.append(
+                Finding(
+                    "server.unexpected_request",
+                    Severity.WARNING,
+                    f"the target sent {count} {method!r} request(s) although the client declared "
+                    "no capabilities; declined with a JSON-RPC error",
+                    Location(),
+                    "only send sampling, elicitation or roots requests to clients that declare "
+                    "the capability in initialize",
+                )
+            )
+        if self._invalid.count:
+            out.append(
+                Finding(
+                    "server.invalid_message",
+                    Severity.ERROR,
+                    f"the target sent {self._invalid.count} invalid JSON-RPC message(s) "
+                    f"(first: {self._invalid.first})",
+                    Location(),
+                    "every reply must be a JSON-RPC 2.0 response with an object result or an "
+                    "error {code, message}",
+                )
+            )
+        if self._unknown_id.count:
+            out.append(
+                Finding(
+                    "server.unknown_reply_id",
+                    Severity.ERROR,
+                    f"the target sent {self._unknown_id.count} reply(ies) with an id mcprobe "
+                    f"never used (first: {self._unknown_id.first}); the request they were meant "
+                    "for could only time out",
+                    Location(),
+                    "echo the request's id exactly (same value and type) in its response",
+                )
+            )
+        if self._duplicate.count:
+            out.append(
+                Finding(
+                    "server.duplicate_reply",
+                    Severity.ERROR,
+                    f"the target answered {self._duplicate.count} request(s) more than once "
+                    f"(first: {self._duplicate.first}); the extra replies were ignored",
+                    Location(),
+                    "send exactly one response per request",
+                )
+            )
+        total = sum(self._notifications.values())
+        if total > NOTIFICATION_FLOOD:
+            top = sorted(self._notifications.items(), key=lambda item: (-item[1], item[0]))[:3]
+            methods = ", ".join(f"{scrub(m, self._secrets)!r}: {n}" for m, n in top)
+            out.append(
+                Finding(
+                    "server.notification_flood",
+                    Severity.WARNING,
+                    f"the target sent {total} notifications although mcprobe asked for none "
+                    f"({methods})",
+                    Location(),
+                    "send progress only for requests that carry a progressToken, and log "
+                    "messages only at the level the client set (logging/setLevel)",
+                )
+            )
+        if self._oversize.count:
+            out.append(
+                Finding(
+                    "server.oversize_message",
+                    Severity.WARNING,
+                    f"the target sent {self._oversize.count} message(s) over the size cap "
+                    f"(first: {self._oversize.first}); they were dropped unread",
+                    Location(),
+                    "keep tool results small; page or summarise large data",
+                )
+            )
+        return tuple(out)
+
+
+async def _forward(
+    source: ReadStream[SessionMessage | Exception],
+    sink: anyio.abc.ObjectSendStream[SessionMessage | Exception],
+    session: RawSession,
+) -> None:
+    """Copy the transport's read stream to the dispatcher's, noting when it ends: a closed stream
+    tells a genuine -32000 error reply apart from the dispatcher's own "connection closed"."""
+    try:
+        async with sink:
+            async for item in source:
+                if not isinstance(item, Exception) and isinstance(
+                    item.message, JSONRPCResponse | JSONRPCError
+                ):
+                    session.observe_reply(item.message.id)
+                await sink.send(item)
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+        pass
+    finally:
+        session.stream_closed = True
+
+
+@asynccontextmanager
+async def open_raw_session(
+    read_stream: ReadStream[SessionMessage | Exception],
+    write_stream: WriteStream[SessionMessage],
+    *,
+    secrets: tuple[str, ...],
+) -> AsyncIterator[RawSession]:
+    """Run a dispatcher over a transport's streams for the duration of the context."""
+    sink, dispatcher_read = anyio.create_memory_object_stream[SessionMessage | Exception](16)
+    dispatcher: JSONRPCDispatcher[Any] = JSONRPCDispatcher(dispatcher_read, write_stream)
+    session = RawSession(dispatcher, secrets=secrets)
+    dispatcher.on_stream_exception = session._on_stream_exception
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_forward, read_stream, sink, session)
+        await tg.start(dispatcher.run, session._on_request, session._on_notify)
+        try:
+            yield session
+        finally:
+            tg.cancel_scope.cancel()
