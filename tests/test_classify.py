@@ -221,25 +221,39 @@ TABLE: dict[str, Row] = {
         Outcome.OK,
         frozenset({"output_schema_violation"}),
     ),
-    "a result that is not an object is an empty ok": Row(
+    "a result that is not an object is an invalid result": Row(
+        VALID, result(["not", "an", "object"]), PLAIN_TOOL, Outcome.PROTOCOL_ERROR
+    ),
+    "a non-object result to a malformed case is an invalid result, no rejection": Row(
+        WRONG, result("garbage"), PLAIN_TOOL, Outcome.PROTOCOL_ERROR
+    ),
+    "a string isError is an invalid result, neither success nor rejection": Row(
+        WRONG, result(text_result("bad", is_error="true")), PLAIN_TOOL, Outcome.PROTOCOL_ERROR
+    ),
+    "a string isError on a valid case is no clean success": Row(
+        VALID, result(text_result("0.5", is_error="false")), PLAIN_TOOL, Outcome.PROTOCOL_ERROR
+    ),
+    "content that is not a list is an invalid result": Row(
+        VALID, result({"content": "0.5"}), PLAIN_TOOL, Outcome.PROTOCOL_ERROR
+    ),
+    "a missing content is an invalid result": Row(
+        VALID, result({"structuredContent": {"a": 1}}), PLAIN_TOOL, Outcome.PROTOCOL_ERROR
+    ),
+    "a text item without text is an invalid result": Row(
+        VALID, result({"content": [{"type": "text"}]}), PLAIN_TOOL, Outcome.PROTOCOL_ERROR
+    ),
+    "a structuredContent that is not an object is an invalid result": Row(
         VALID,
-        result(["not", "an", "object"]),
+        result({"content": [], "structuredContent": [1, 2]}),
+        PLAIN_TOOL,
+        Outcome.PROTOCOL_ERROR,
+    ),
+    "an oversize reply the I/O layer dropped is not judged for its shape": Row(
+        VALID,
+        RawCall(RawKind.RESULT, 5.0, result=None, detail="response of 9 bytes exceeds the cap"),
         PLAIN_TOOL,
         Outcome.OK,
         frozenset({"empty_success"}),
-    ),
-    "a non-object result to a malformed case is silently accepted": Row(
-        WRONG, result("garbage"), PLAIN_TOOL, Outcome.OK, frozenset({"silently_accepted"})
-    ),
-    "a string isError is not a rejection": Row(
-        WRONG,
-        result(text_result("bad", is_error="true")),
-        PLAIN_TOOL,
-        Outcome.OK,
-        frozenset({"silently_accepted"}),
-    ),
-    "content that is not a list is empty": Row(
-        VALID, result({"content": "0.5"}), PLAIN_TOOL, Outcome.OK, frozenset({"empty_success"})
     ),
 }
 
@@ -280,14 +294,46 @@ def test_invalid_output_schema_is_explained_in_the_note() -> None:
     assert res.note is not None and "not a valid JSON Schema" in res.note
 
 
-def test_malformed_result_shapes_are_noted() -> None:
-    assert "not a JSON object" in (classify_call(VALID, result(3), PLAIN_TOOL).note or "")
-    no_content = classify_call(VALID, result({"structuredContent": {"a": 1}}), PLAIN_TOOL)
-    assert "no `content`" in (no_content.note or "")
-    odd_items = classify_call(VALID, result({"content": [3, {"type": "text"}]}), PLAIN_TOOL)
-    assert "2 `content` item(s) are malformed" in (odd_items.note or "")
-    stringy = classify_call(WRONG, result(text_result("x", is_error="yes")), PLAIN_TOOL)
-    assert "`isError` is a str" in (stringy.note or "")
+def test_malformed_result_shapes_are_noted_with_the_schema_version_and_field() -> None:
+    def note(value: JSON, version: str | None = "2025-11-25") -> str:
+        res = classify_call(VALID, result(value), PLAIN_TOOL, protocol_version=version)
+        assert res.outcome is Outcome.PROTOCOL_ERROR and res.error_code is None
+        assert res.invalid_result and not res.rejected and res.critical
+        return res.note or ""
+
+    prefix = "invalid result: breaks the MCP 2025-11-25 CallToolResult schema: "
+    assert note(3) == prefix + "the result is a JSON number, not an object"
+    assert note({"structuredContent": {"a": 1}}) == prefix + "`content` is missing (required)"
+    odd = note({"content": [3, {"type": "text"}]})
+    assert "content[0] is a number, not a content object" in odd
+    assert "content[1].text is missing, not a string" in odd
+    stringy = note(text_result("x", is_error="yes"))
+    assert stringy == prefix + "`isError` is a string, not a boolean"
+    assert "`content` is a string, not an array" in note({"content": "x"})
+    assert note(3, None).startswith(prefix)  # unknown version: the newest known schema
+    assert note(3, "1999-01-01").startswith(prefix)
+
+
+def test_the_result_schema_is_that_of_the_negotiated_version() -> None:
+    def outcome(value: JSON, version: str) -> Outcome:
+        return classify_call(VALID, result(value), PLAIN_TOOL, protocol_version=version).outcome
+
+    audio = {"content": [{"type": "audio", "data": "AAAA", "mimeType": "audio/wav"}]}
+    link = {"content": [{"type": "resource_link", "uri": "file:///a", "name": "a"}]}
+    listy = {"content": [{"type": "text", "text": "x"}], "structuredContent": [1]}
+    assert outcome(audio, "2024-11-05") is Outcome.PROTOCOL_ERROR  # audio came in 2025-03-26
+    assert outcome(audio, "2025-03-26") is Outcome.OK
+    assert outcome(link, "2025-03-26") is Outcome.PROTOCOL_ERROR  # resource_link: 2025-06-18
+    assert outcome(link, "2025-06-18") is Outcome.OK
+    # structuredContent is an unknown extra field before 2025-06-18, an object from then on.
+    assert outcome(listy, "2025-03-26") is Outcome.OK
+    assert outcome(listy, "2025-06-18") is Outcome.PROTOCOL_ERROR
+
+
+def test_an_invalid_result_to_the_unknown_tool_probe_is_no_rejection() -> None:
+    res = classify_unknown_tool_probe("zz", result({"content": [], "isError": 1}))
+    assert res.outcome is Outcome.PROTOCOL_ERROR and not res.rejected
+    assert "`isError` is a number" in (res.note or "")
 
 
 def test_message_is_a_short_clean_excerpt_of_the_response() -> None:

@@ -193,6 +193,24 @@ def unknown_tool_succeeds(outcome: Outcome) -> None:
     healthy_echo(report)
 
 
+def invalid_result_shapes(outcome: Outcome) -> None:
+    report = report_of(outcome)
+    for tool, problem in (
+        ("bad_is_error", "`isError` is a string, not a boolean"),
+        ("bad_content", "`content` is a string, not an array"),
+    ):
+        results = [r for r in report.fuzz if r.name == tool]
+        assert len(results) >= 2, tool  # the later cases still ran
+        for found in results:
+            assert (found.outcome, found.error_code) == ("protocolError", None), found
+            assert problem in (found.note or ""), found.note
+            assert "breaks the MCP 2025-11-25 CallToolResult schema" in (found.note or "")
+        line = next(c for c in report.critical if c.startswith(f"{tool}: "))
+        assert "breaks the MCP result schema" in line
+    healthy_echo(report)
+    assert result(report, "fail").outcome == "toolError"
+
+
 @dataclass(frozen=True)
 class Hostile:
     """One misbehaving stdio target: rawserver argv words, the timeout that bounds it, and what
@@ -232,6 +250,12 @@ STDIO_CATALOGUE = [
     Hostile("notification_flood", ("tools=echo,notify_flood",), CALL, notification_flood),
     Hostile(
         "server_requests_mid_call", ("tools=echo,server_requests",), 0, server_requests_mid_call
+    ),
+    Hostile(
+        "invalid_result_shapes",
+        ("tools=echo,bad_is_error,bad_content,fail",),
+        0,
+        invalid_result_shapes,
     ),
     Hostile("unknown_tool_succeeds", ("unknown_success", "tools=echo"), 0, unknown_tool_succeeds),
 ]

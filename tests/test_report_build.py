@@ -214,14 +214,16 @@ def test_several_cases_of_one_tool_share_one_critical_line() -> None:
 
 
 def test_unknown_tool_probe_is_critical_only_when_not_rejected() -> None:
-    def probe(outcome: Outcome) -> str | None:
-        return unknown_tool_problem(result("nope", "unknown_tool", outcome, {}))
+    def probe(outcome: Outcome, code: int | None = -32602) -> str | None:
+        return unknown_tool_problem(result("nope", "unknown_tool", outcome, {}, error_code=code))
 
     assert probe(Outcome.OK) is not None and "succeeded" in (probe(Outcome.OK) or "")
     assert probe(Outcome.PROTOCOL_CRASH) is not None
     assert probe(Outcome.TIMEOUT) is not None
     assert probe(Outcome.TOOL_ERROR) is None
     assert probe(Outcome.PROTOCOL_ERROR) is None
+    invalid = probe(Outcome.PROTOCOL_ERROR, None)  # an invalid result: no JSON-RPC error code
+    assert invalid is not None and "breaks the MCP schema" in invalid
     assert unknown_tool_problem(None) is None
 
 

@@ -5,10 +5,12 @@ any shape, so every access is defensive and nothing here raises for what a targe
 
 Decisions where the spec is silent:
 
-- A ``RESULT`` that is not an object, or whose ``content`` is missing / not a list / holds
-  non-objects, is still classified by ``isError`` (absent → ``ok``) and explained in ``note``.
-- ``isError`` counts only as the JSON boolean ``true``. Any other non-boolean value is treated as
-  "not an error" (no client can rely on it as a rejection) and noted.
+- A ``RESULT`` that breaks the MCP ``CallToolResult`` schema of the negotiated version (not an
+  object, ``content`` missing or not a list, a malformed content item, ``isError`` not a boolean,
+  ``structuredContent`` not an object from 2025-06-18 on; ``core.result_shape``) is a protocol
+  violation: ``protocolError`` with no error code and an "invalid result" note. It is neither a
+  clean success nor a clean rejection (a conforming client cannot read it), and the session goes
+  on, so later cases still run.
 - Usable content for ``emptySuccess``: non-blank text, a non-null ``structuredContent``, or a
   well-formed non-text item (image/audio with data, an embedded resource, a resource link), so
   an image tool is not called "empty".
@@ -31,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcprobe.core.model import JSON, Case, CaseKind, CaseResult, Outcome, RawCall, RawKind
+from mcprobe.core.result_shape import describe, result_shape_problems
 from mcprobe.core.schema_dialect import instance_errors, schema_problems
 
 __all__ = ["MESSAGE_LIMIT", "classify_call", "classify_unknown_tool_probe", "excerpt", "leak_kind"]
@@ -313,11 +316,14 @@ def _rendered(value: JSON) -> str:
 # --------------------------------------------------------------------------- classification
 
 
-def classify_call(case: Case, raw: RawCall, tool: JSON) -> CaseResult:
+def classify_call(
+    case: Case, raw: RawCall, tool: JSON, *, protocol_version: str | None = None
+) -> CaseResult:
     """Classify one call of ``case`` (SPEC §5 outcomes and flags).
 
     ``tool`` is the raw tool definition (read for its ``outputSchema``); ``raw`` is what the I/O
-    layer observed. Never raises for anything the target sent.
+    layer observed; ``protocol_version`` the negotiated one (its ``CallToolResult`` schema is the
+    yardstick of a result's shape). Never raises for anything the target sent.
     """
     if raw.kind is RawKind.NOT_RUN:
         return _result(case, raw, Outcome.NOT_RUN, note=_note(raw.detail))
@@ -329,7 +335,33 @@ def classify_call(case: Case, raw: RawCall, tool: JSON) -> CaseResult:
         return _result(case, raw, Outcome.PROTOCOL_CRASH, note=_note(detail))
     if raw.kind is RawKind.JSONRPC_ERROR:
         return _classify_jsonrpc_error(case, raw)
+    invalid = _invalid_result(case, raw, protocol_version)
+    if invalid is not None:
+        return invalid
     return _classify_result(case, raw, tool)
+
+
+def _invalid_result(case: Case, raw: RawCall, protocol_version: str | None) -> CaseResult | None:
+    """A result that breaks the MCP result schema: ``protocolError`` with no error code (see
+    ``CaseResult.invalid_result``) and a note naming the fields, or None when it conforms.
+
+    Checked before anything else reads the result, so a string ``isError: "true"`` or a
+    ``content`` that is not a list is never a clean success (nor a clean rejection). A reply the
+    I/O layer dropped on purpose (over the size cap: no result, a detail) is not judged here."""
+    if raw.result is None and raw.detail:
+        return None
+    problems = result_shape_problems(raw.result, protocol_version)
+    if not problems:
+        return None
+    content = _read_result(raw.result)
+    shown = content.text if content.text.strip() else _rendered_structured(content)
+    return _result(
+        case,
+        raw,
+        Outcome.PROTOCOL_ERROR,
+        message=excerpt(shown) or None,
+        note=_note(describe(problems, protocol_version)),
+    )
 
 
 def _result(case: Case, raw: RawCall, outcome: Outcome, **found: Any) -> CaseResult:
@@ -423,7 +455,9 @@ def _note(*parts: str | None) -> str | None:
     return excerpt("; ".join(kept), 400) if kept else None
 
 
-def classify_unknown_tool_probe(name: str, raw: RawCall) -> CaseResult:
+def classify_unknown_tool_probe(
+    name: str, raw: RawCall, *, protocol_version: str | None = None
+) -> CaseResult:
     """Classify the once-per-server call to ``name``, a tool that does not exist.
 
     It must be rejected (``toolError`` or a JSON-RPC error other than -32603); an ``ok`` means the
@@ -432,4 +466,4 @@ def classify_unknown_tool_probe(name: str, raw: RawCall) -> CaseResult:
     case = Case(
         tool=name, kind=CaseKind.UNKNOWN_TOOL, label="unknown_tool", arguments={}, malformed=True
     )
-    return classify_call(case, raw, {})
+    return classify_call(case, raw, {}, protocol_version=protocol_version)

@@ -192,11 +192,18 @@ class CaseResult:
     note: str | None = None  # mcprobe's own explanation (e.g. which validation failed)
 
     @property
+    def invalid_result(self) -> bool:
+        """A result that breaks the MCP result schema (``classify``): a ``protocolError`` with
+        no JSON-RPC error code (every JSON-RPC error reply carries one)."""
+        return self.outcome is Outcome.PROTOCOL_ERROR and self.error_code is None
+
+    @property
     def rejected(self) -> bool:
-        """A clean rejection: ``toolError``, or ``protocolError`` other than -32603."""
+        """A clean rejection: ``toolError``, or a JSON-RPC error other than -32603 (an invalid
+        result is no rejection)."""
         if self.outcome is Outcome.TOOL_ERROR:
             return True
-        return self.outcome is Outcome.PROTOCOL_ERROR and self.error_code != -32603
+        return self.outcome is Outcome.PROTOCOL_ERROR and self.error_code not in (None, -32603)
 
     @property
     def critical(self) -> bool:
@@ -205,6 +212,7 @@ class CaseResult:
             self.silently_accepted
             or self.empty_success
             or self.output_schema_violation
+            or self.invalid_result
             or self.outcome in (Outcome.PROTOCOL_CRASH, Outcome.TIMEOUT)
         )
 

@@ -54,11 +54,12 @@ class CriticalProblem:
 
 
 # Order = priority: what takes a server down first, then what lies to the caller, then what a
-# caller cannot work out. The first five are critical (SPEC §7 item 3); the rest only cost points
+# caller cannot work out. The first six are critical (SPEC §7 item 3); the rest only cost points
 # (or, for leaks, nothing) and get a recommended fix.
 PROBLEMS: tuple[tuple[str, str], ...] = (
     ("crash", "crashed the target (transport lost)"),
     ("timeout", "timed out"),
+    ("invalidResult", "answers with a result that breaks the MCP result schema"),
     ("silentlyAccepted", "silently accepts malformed input"),
     ("outputSchemaViolation", "violates its own outputSchema"),
     ("emptySuccess", "returns an empty success for valid input"),
@@ -68,7 +69,14 @@ PROBLEMS: tuple[tuple[str, str], ...] = (
     ("leak", "leaks internals in error text"),
 )
 CRITICAL_KEYS = frozenset(
-    {"crash", "timeout", "silentlyAccepted", "outputSchemaViolation", "emptySuccess"}
+    {
+        "crash",
+        "timeout",
+        "invalidResult",
+        "silentlyAccepted",
+        "outputSchemaViolation",
+        "emptySuccess",
+    }
 )
 
 
@@ -105,13 +113,16 @@ def problem_keys(result: CaseResult | FuzzResultOut, crashed_by: str | None = No
         keys.append("crash")
     if out.outcome == _TIMEOUT:
         keys.append("timeout")
+    invalid = out.outcome == _PROTOCOL_ERROR and out.error_code is None
+    if invalid:
+        keys.append("invalidResult")
     if out.silently_accepted:
         keys.append("silentlyAccepted")
     if out.output_schema_violation:
         keys.append("outputSchemaViolation")
     if out.empty_success:
         keys.append("emptySuccess")
-    if not out.malformed and out.outcome in _REJECTIONS:
+    if not out.malformed and out.outcome in _REJECTIONS and not invalid:
         keys.append("internalErrorValid" if out.error_code == -32603 else "rejectedValid")
     if out.malformed and out.outcome == _PROTOCOL_ERROR and out.error_code == -32603:
         keys.append("internalError")
@@ -159,6 +170,8 @@ def unknown_tool_problem(probe: CaseResult | FuzzResultOut | None) -> str | None
         return "a call to a tool that does not exist succeeded instead of being rejected"
     if outcome == Outcome.PROTOCOL_CRASH.value:
         return "a call to a tool that does not exist crashed the target"
+    if outcome == _PROTOCOL_ERROR and _as_out(probe).error_code is None:
+        return "a call to a tool that does not exist got a result that breaks the MCP schema"
     if outcome == Outcome.TIMEOUT.value:
         return "a call to a tool that does not exist timed out instead of being rejected"
     return None

@@ -238,9 +238,14 @@ def _not_measured_reason(fuzz: FuzzRun, what: str) -> str:
     return f"not measured: no {what} was sent"
 
 
+_INVALID_RESULT = "invalid result (breaks the MCP result schema)"
+
+
 def _failure_kind(result: CaseResult) -> str:
     if result.outcome is Outcome.OK:
         return "silently accepted"
+    if result.invalid_result:
+        return _INVALID_RESULT
     if result.outcome is Outcome.PROTOCOL_ERROR:
         return "internal error -32603"
     return str(result.outcome.value)
@@ -300,6 +305,8 @@ def _liveness_failure(result: CaseResult) -> str:
         return "empty success" if result.empty_success else "output-schema violation"
     if result.outcome is Outcome.TOOL_ERROR:
         return f"{_REJECTED_VALID} (toolError)"
+    if result.invalid_result:
+        return _INVALID_RESULT
     if result.outcome is Outcome.PROTOCOL_ERROR:
         if result.error_code == -32603:
             return _INTERNAL_VALID

@@ -161,7 +161,8 @@ async def _run_case(
         # The audit's clock ran out, not the tool's: never blame it with a timeout.
         state.deadline_hit = True
         return _not_run(case, tool, "not run: cut short by the overall audit deadline")
-    result = classify_call(case, raw, tool)
+    version = target.snapshot.protocol_version
+    result = classify_call(case, raw, tool, protocol_version=version)
     if raw.kind is RawKind.RESULT and raw.detail:
         # The I/O layer's word on a reply it could not keep (e.g. over the size cap).
         result = replace(result, note=f"{result.note}; {raw.detail}" if result.note else raw.detail)
@@ -200,7 +201,7 @@ async def _probe_unknown_tool(
         return None
     if raw.kind is RawKind.TRANSPORT_LOST or not target.alive:
         state.crashed_by = (name, "unknown_tool")
-    return classify_unknown_tool_probe(name, raw)
+    return classify_unknown_tool_probe(name, raw, protocol_version=target.snapshot.protocol_version)
 
 
 async def _call(

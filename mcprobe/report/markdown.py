@@ -322,6 +322,11 @@ _BEHAVIOUR_FIXES: tuple[tuple[str, str], ...] = (
     ),
     ("timeout", "Answer within the call timeout, or fail fast with isError: true."),
     (
+        "invalidResult",
+        "Return a result that matches the MCP CallToolResult schema: `content` an array of "
+        "well-formed content items, `isError` a boolean, `structuredContent` an object.",
+    ),
+    (
         "silentlyAccepted",
         "Validate arguments against the input schema and reject invalid ones "
         "with isError: true (or JSON-RPC error -32602).",

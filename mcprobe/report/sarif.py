@@ -87,6 +87,16 @@ BEHAVIOUR_RULES: tuple[BehaviourRule, ...] = (
         "anything but JSON-RPC to stdout.",
     ),
     BehaviourRule(
+        "behavior.invalid_result",
+        "Invalid result",
+        "error",
+        "The call was answered with a result that breaks the MCP CallToolResult schema of the "
+        "negotiated version (isError not a boolean, content not an array, a malformed content "
+        "item, structuredContent not an object).",
+        "Return content as an array of well-formed content items, isError as a boolean and "
+        "structuredContent as an object.",
+    ),
+    BehaviourRule(
         "behavior.timeout",
         "Timeout",
         "error",
@@ -126,6 +136,8 @@ def behaviour_failures(result: FuzzResultOut) -> tuple[str, ...]:
         failed.append("behavior.output_schema_violation")
     if result.outcome == "protocolCrash":
         failed.append("behavior.protocol_crash")
+    if result.outcome == "protocolError" and result.error_code is None:
+        failed.append("behavior.invalid_result")
     if result.outcome == "timeout":
         failed.append("behavior.timeout")
     if result.leak:

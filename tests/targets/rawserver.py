@@ -338,6 +338,16 @@ def invalid_reply(server: RawServer, rid: Json, args: Json) -> None:
     server.send({"jsonrpc": "2.0", "id": rid, "result": [1, 2, 3]})
 
 
+def bad_is_error(server: RawServer, rid: Json, args: Json) -> None:
+    """Answer with ``"isError": "true"`` (a string, not a boolean)."""
+    server.reply(rid, {**_text("maybe an error"), "isError": "true"})
+
+
+def bad_content(server: RawServer, rid: Json, args: Json) -> None:
+    """Answer with ``content`` that is a string, not a list."""
+    server.reply(rid, {"content": "not a list"})
+
+
 def noisy(server: RawServer, rid: Json, args: Json) -> None:
     """Print a log line on stdout, then answer."""
     server.send_raw(b"DEBUG: handling noisy call")
@@ -429,6 +439,8 @@ TOOLS: dict[str, Callable[[RawServer, Json, Json], None]] = {
         weird,
         huge,
         invalid_reply,
+        bad_is_error,
+        bad_content,
         noisy,
         env,
         wrong_id,
