@@ -391,6 +391,8 @@ def _prespawn(args: _AuditArgs) -> subprocess.Popen[bytes] | None:
     started: the transport then tries again and reports why, exactly as without pre-start."""
     if args.command is None or os.name != "posix":
         return None
+    from mcprobe.target.transports.descendants import subreaper_preexec  # stdlib only
+
     try:
         return subprocess.Popen(
             args.command,
@@ -400,6 +402,7 @@ def _prespawn(args: _AuditArgs) -> subprocess.Popen[bytes] | None:
             env=_default_environment() | dict(args.ns.env),
             cwd=args.ns.cwd,
             start_new_session=True,
+            preexec_fn=subreaper_preexec(),
         )
     except OSError:
         return None

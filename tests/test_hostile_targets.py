@@ -34,7 +34,7 @@ from tests.targets.hostile_http import (
     silent_socket,
     unauthorized,
 )
-from tests.targets.processes import read_pids, survivors
+from tests.targets.processes import read_pids, survivors_killed
 
 pytestmark = pytest.mark.anyio
 
@@ -127,6 +127,10 @@ def stderr_flood(outcome: Outcome) -> None:
 
 
 def ignores_sigterm_with_a_child(outcome: Outcome) -> None:
+    healthy_echo(report_of(outcome))  # the orphan check is the point; see the test body
+
+
+def escapes_the_process_group(outcome: Outcome) -> None:
     healthy_echo(report_of(outcome))  # the orphan check is the point; see the test body
 
 
@@ -242,6 +246,12 @@ STDIO_CATALOGUE = [
         2.5,  # the close sequence: stdin EOF grace + SIGTERM grace + SIGKILL
         ignores_sigterm_with_a_child,
     ),
+    Hostile(
+        "escapes_the_process_group",
+        ("escape_setsid", "tools=echo"),
+        2.5,  # the close sequence, as above
+        escapes_the_process_group,
+    ),
     Hostile("endless_cursor", ("cursor_endless",), 0, endless_cursor, max_tools=2),
     Hostile("repeated_cursor", ("cursor_repeat",), 0, repeated_cursor),
     Hostile("one_malformed_tool", ("malformed_tool", "tools=echo,fail"), 0, one_malformed_tool),
@@ -293,8 +303,10 @@ async def test_a_hostile_stdio_target_is_audited_in_bounded_time_precisely_and_l
     assert elapsed < entry.limit + 2.5 + SLACK, f"{entry.name} took {elapsed:.1f} s"
     entry.check(outcome)
     pids = read_pids(pidfile)
-    assert len(pids) == (2 if "ignore_term" in entry.argv else 1), pids  # leader (+ its child)
-    assert await survivors(pidfile) == [], f"{entry.name} left processes running"
+    # The leader, + its child (ignore_term), + a setsid helper and a double-forked daemon.
+    expected = 2 if "ignore_term" in entry.argv else 3 if "escape_setsid" in entry.argv else 1
+    assert len(pids) == expected, pids
+    assert await survivors_killed(pidfile) == [], f"{entry.name} left processes running"
 
 
 # --------------------------------------------------------------------------- HTTP
@@ -361,6 +373,7 @@ SERVER_SUBSET = [
         "never_answers_one_call",
         "notification_flood",
         "ignores_sigterm_with_a_child",
+        "escapes_the_process_group",
     )
 ]
 
@@ -403,4 +416,4 @@ async def test_mcprobe_server_survives_a_hostile_target_and_answers_the_next_req
             assert not error and report["server"]["name"] == "raw"
             await _call(session, "probe_disconnect", {"all": True})
     assert elapsed < entry.limit + 2.5 + SLACK
-    assert await survivors(pidfile) == []
+    assert await survivors_killed(pidfile) == []

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import signal
+from contextlib import suppress
 from pathlib import Path
 
 import anyio
@@ -33,3 +35,12 @@ async def survivors(pidfile: Path, grace: float = 3.0) -> list[int]:
         while any(pid_running(pid) for pid in pids):  # noqa: ASYNC110 (no exit event to await)
             await anyio.sleep(0.05)
     return [pid for pid in pids if pid_running(pid)]
+
+
+async def survivors_killed(pidfile: Path, grace: float = 3.0) -> list[int]:
+    """``survivors``, each then SIGKILLed, so a failing test leaves nothing running."""
+    left = await survivors(pidfile, grace)
+    for pid in left:
+        with suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    return left

@@ -15,6 +15,10 @@ Behaviours (argv words):
   cursor_endless  every page returns a new cursor, forever
   ignore_term     ignore SIGTERM and stdin EOF; start a child (same process group) that does
                   the same; write both pids to ``pidfile=PATH``
+  escape_setsid   at start, leave the process group twice: a helper started in a new session
+                  (``setsid``) and a daemon made by the classic double fork (fork, setsid,
+                  fork, the middle one exits); both ignore SIGTERM and sleep for 10 minutes;
+                  ``pidfile=PATH`` gets "<pid> <helper pid> <daemon pid>"
   stderr_flood    write 1 MiB to stderr at start (nobody must block on it)
   elicit_first    ask the client for elicitation/create before answering initialize
   no_version      serverInfo without "version" (breaks the MCP schema; a raw client copes)
@@ -85,7 +89,7 @@ class RawServer:
 
     def run(self) -> None:
         pidfile = self.keys.get("pidfile")
-        if pidfile and "ignore_term" not in self.flags:
+        if pidfile and "ignore_term" not in self.flags and "escape_setsid" not in self.flags:
             with open(pidfile, "w") as f:
                 f.write(str(os.getpid()))
         if "echo_secrets" in self.flags:
@@ -104,6 +108,8 @@ class RawServer:
             sys.stderr.flush()
         if "ignore_term" in self.flags:
             self.ignore_term()
+        if "escape_setsid" in self.flags:
+            self.escape_setsid()
         if "banner" in self.flags:
             self.send_raw(b"Starting raw server v1 ...")
             self.send_raw(b"\x00\xffnot json at all")
@@ -143,6 +149,37 @@ class RawServer:
         if pidfile:
             with open(pidfile, "w") as f:
                 f.write(f"{os.getpid()} {child.pid}")
+
+    def escape_setsid(self) -> None:
+        helper = subprocess.Popen(
+            [sys.executable, "-c", _SLEEPER],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        read_end, write_end = os.pipe()
+        middle = os.fork()
+        if middle == 0:  # the middle process: a new session, one more fork, then gone
+            os.setsid()
+            daemon = os.fork()
+            if daemon == 0:
+                null = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(null, fd)
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                time.sleep(600)
+                os._exit(0)
+            os.write(write_end, str(daemon).encode())
+            os._exit(0)
+        os.close(write_end)
+        os.waitpid(middle, 0)
+        daemon_pid = int(os.read(read_end, 32))
+        os.close(read_end)
+        pidfile = self.keys.get("pidfile")
+        if pidfile:
+            with open(pidfile, "w") as f:
+                f.write(f"{os.getpid()} {helper.pid} {daemon_pid}")
 
     # ------------------------------------------------------------------ methods
 
@@ -244,6 +281,9 @@ class RawServer:
                 self.error(rid, -32602, f"Unknown tool: {name}")
             return
         tool(self, rid, params.get("arguments"))
+
+
+_SLEEPER = "import signal,time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(600)"
 
 
 def _secret() -> str:

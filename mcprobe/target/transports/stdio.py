@@ -13,7 +13,9 @@ with every guarantee below (demo target audit, same run: 4.3 s → 2.7 s; floor 
 
 Close sequence (worst case about 2 s): close stdin, wait ``EOF_GRACE``; SIGTERM to the group,
 wait ``TERM_GRACE``; SIGKILL to the group. Whatever is still in the group after the leader is
-gone (grandchildren that stayed in the group) gets SIGKILL too. Measured (2 vCPU, loaded): a
+gone (grandchildren that stayed in the group) gets SIGKILL too, and so does every descendant
+that left the group (``setsid``), recorded while the target ran (``descendants.py``: the target
+is a child subreaper and its tree is scanned in ``/proc``). Measured (2 vCPU, loaded): a
 target that exits on EOF closes in ~0.1 s; an ``MCPServer`` target takes 0.5-1.8 s to exit on
 EOF by itself; a target that ignores EOF and SIGTERM, with a child, is gone in ~1.5-2.0 s.
 
@@ -56,6 +58,11 @@ from mcp_types import RequestId
 
 from mcprobe.core.errors import ConnectFailed
 from mcprobe.core.target_spec import scrub
+from mcprobe.target.transports.descendants import (
+    SCAN_INTERVAL,
+    DescendantTracker,
+    subreaper_preexec,
+)
 from mcprobe.target.wire_events import InvalidReply, NotificationsSeen, OversizeReply, StdoutNoise
 
 __all__ = [
@@ -241,6 +248,13 @@ def discard_started(popen: subprocess.Popen[bytes]) -> None:
                 pipe.close()
 
 
+async def _track_descendants(tracker: DescendantTracker) -> None:
+    """Record the target's process tree while it runs (descendants.py), until cancelled."""
+    while True:
+        tracker.scan()
+        await anyio.sleep(SCAN_INTERVAL)
+
+
 def _signal_group(pgid: int, sig: int) -> bool:
     """Send ``sig`` to the process group; False when the group no longer exists."""
     try:
@@ -404,6 +418,7 @@ def spawn_target(
             env=get_default_environment() | env,
             cwd=cwd,
             start_new_session=True,
+            preexec_fn=subreaper_preexec(),  # descendants.py: orphans stay in the target's tree
         )
     except OSError as exc:
         raise _start_error(command, exc) from None
@@ -446,6 +461,7 @@ async def open_stdio(
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](16)
     reader_scope = anyio.CancelScope()
+    tracker = DescendantTracker(pgid)
 
     async def read_stdout() -> None:
         assert process.stdout is not None
@@ -493,6 +509,7 @@ async def open_stdio(
         reader_scope.cancel()
 
     async def stop() -> None:
+        tracker.scan()  # the newest descendants, while the leader still holds its orphans
         write_send.close()
         if process.stdin is not None:
             with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
@@ -504,12 +521,15 @@ async def open_stdio(
                 await target.wait_exit(KILL_REAP)
         # Members that outlived the leader (or were left by a leader that exited on its own).
         _signal_group(pgid, signal.SIGKILL)
+        # Descendants that left the group (setsid): recorded while the target ran.
+        tracker.kill_recorded()
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(read_stdout)
         tg.start_soon(drain_stderr)
         tg.start_soon(write_stdin)
         tg.start_soon(watch_exit)
+        tg.start_soon(_track_descendants, tracker)
         try:
             yield target, read_recv, write_send
         finally:
