@@ -13,13 +13,15 @@ What each tool demonstrates (lint code / fuzz behaviour):
                    schema.no_required; answers anything (ok)
 ``divide``         param.untyped; returns ``NaN`` / ``None`` for garbage (silentlyAccepted)
 ``set_mode``       tool.thin_description, param.missing_description (enum); bad input gets a
-                   JSON-RPC ``-32602`` error (protocolError)
+                   JSON-RPC ``-32602`` error; ``destructiveHint: false`` only (an additive
+                   write), so called only with ``--fuzz-writes``
 ``well_behaved``   clean schema, validates input and rejects it with ``isError`` (toolError);
                    valid structured output
 ``lookup_user``    rejects bad input, but the error text carries a Python traceback (leak)
 ``get_status``     tool.no_input_schema (``{}``); ``structuredContent`` breaks its
                    ``outputSchema`` (outputSchemaViolation)
-``ping_backend``   a successful call with no content at all (emptySuccess)
+``ping_backend``   a successful call with no content at all (emptySuccess); arguments get a
+                   JSON-RPC ``-32602`` error (protocolError)
 ``search docs``    tool.unusual_name, schema.invalid (``minimum`` is a string)
 ``reset_database`` listed twice: tool.duplicate_name, tool.no_annotations, and the second copy
                    schema.root_not_object; un-annotated, so skipped by default
@@ -254,7 +256,9 @@ def _get_status(args: Mapping[str, Any]) -> types.CallToolResult:
 
 def _ping_backend(args: Mapping[str, Any]) -> types.CallToolResult:
     if args:
-        return _text("ping_backend takes no arguments", is_error=True)
+        # A JSON-RPC rejection from a read-only tool: set_mode (the other one) is an additive
+        # write that a default run does not call.
+        raise MCPError(types.INVALID_PARAMS, "Invalid params: ping_backend takes no arguments")
     return types.CallToolResult(content=[])
 
 

@@ -80,6 +80,7 @@ async def _run_pipeline(
     spec: TargetSpec,
     *,
     fuzz: bool,
+    fuzz_writes: bool,
     fuzz_destructive: bool,
     max_tools: int,
     tools: Sequence[str] | None,
@@ -94,6 +95,7 @@ async def _run_pipeline(
 
     values: dict[str, Any] = {
         "max_tools": max_tools,
+        "fuzz_writes": fuzz_writes or fuzz_destructive,
         "fuzz_destructive": fuzz_destructive,
         "call_timeout": spec.call_timeout,
     }
@@ -105,7 +107,7 @@ async def _run_pipeline(
         values["overall_timeout"] = overall_timeout
     return await audit_spec(
         spec,
-        fuzz=fuzz or fuzz_destructive,
+        fuzz=fuzz or fuzz_writes or fuzz_destructive,
         options=AuditOptions(**values),
         progress=progress,
         started=started,
@@ -119,6 +121,7 @@ async def audit_stdio(
     env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
     fuzz: bool = False,
+    fuzz_writes: bool = False,
     fuzz_destructive: bool = False,
     max_tools: int = 50,
     tools: Sequence[str] | None = None,
@@ -131,8 +134,9 @@ async def audit_stdio(
     """Audit a stdio MCP server started as ``command args…``.
 
     ``env`` is added to a minimal safe environment (the SDK passes only HOME, PATH, USER, …);
-    its values never appear in the report. ``fuzz`` calls the tools (only those declared
-    read-only or non-destructive unless ``fuzz_destructive``, which implies ``fuzz``);
+    its values never appear in the report. ``fuzz`` calls the tools: only those annotated
+    ``readOnlyHint: true``, unless ``fuzz_writes`` (also ``destructiveHint: false`` tools:
+    additive writes) or ``fuzz_destructive`` (every tool); both imply ``fuzz``;
     ``tools`` restricts fuzzing to those names. ``timeout`` is per call. Raises
     ``ConnectFailed`` when the target cannot be started or does not complete the handshake
     within ``connect_timeout``.
@@ -153,6 +157,7 @@ async def audit_stdio(
     return await _run_pipeline(
         spec,
         fuzz=fuzz,
+        fuzz_writes=fuzz_writes,
         fuzz_destructive=fuzz_destructive,
         max_tools=max_tools,
         tools=tools,
@@ -169,6 +174,7 @@ async def audit_url(
     bearer: str | None = None,
     transport: Literal["http", "sse"] = "http",
     fuzz: bool = False,
+    fuzz_writes: bool = False,
     fuzz_destructive: bool = False,
     max_tools: int = 50,
     tools: Sequence[str] | None = None,
@@ -196,6 +202,7 @@ async def audit_url(
     return await _run_pipeline(
         spec,
         fuzz=fuzz,
+        fuzz_writes=fuzz_writes,
         fuzz_destructive=fuzz_destructive,
         max_tools=max_tools,
         tools=tools,

@@ -180,9 +180,14 @@ def _audit_parser(out: TextIO) -> _Parser:
     p.add_argument("--stdio", metavar="CMD", help="stdio target as one shell-quoted string")
     p.add_argument("--fuzz", action="store_true", help="call the tools (behavioural pass)")
     p.add_argument(
+        "--fuzz-writes",
+        action="store_true",
+        help="also call tools declaring destructiveHint: false (additive writes; implies --fuzz)",
+    )
+    p.add_argument(
         "--fuzz-destructive",
         action="store_true",
-        help="also fuzz tools not declared read-only/non-destructive (implies --fuzz)",
+        help="call every tool, even ones that may be destructive (implies --fuzz-writes)",
     )
     p.add_argument("--max-tools", type=_positive_int, metavar="N", help="fuzz at most N tools")
     p.add_argument("--tools", type=_tool_names, metavar="A,B", help="fuzz only these tools")
@@ -241,6 +246,7 @@ class AuditInvocation:
 
     spec: TargetSpec
     fuzz: bool
+    fuzz_writes: bool
     fuzz_destructive: bool
     max_tools: int
     tools: tuple[str, ...] | None
@@ -298,7 +304,7 @@ def _check_audit_args(argv: Sequence[str], out: TextIO) -> _AuditArgs:
         raise UsageError(f"--json contradicts --format {ns.format}")
     if ns.sarif_artifact is not None and output_format != "sarif":
         raise UsageError("--sarif-artifact only applies to --format sarif")
-    fuzz = ns.fuzz or ns.fuzz_destructive
+    fuzz = ns.fuzz or ns.fuzz_writes or ns.fuzz_destructive
     if ns.fail_on_critical and not fuzz:
         raise UsageError("--fail-on-critical needs --fuzz: critical issues come from fuzzing")
     output = Path(ns.output) if ns.output else None
@@ -355,6 +361,7 @@ def _invocation(args: _AuditArgs) -> AuditInvocation:
     return AuditInvocation(
         spec=spec,
         fuzz=args.fuzz,
+        fuzz_writes=ns.fuzz_writes or ns.fuzz_destructive,
         fuzz_destructive=ns.fuzz_destructive,
         max_tools=ns.max_tools or DEFAULT_MAX_TOOLS,
         tools=tuple(ns.tools) if ns.tools else None,
@@ -479,6 +486,7 @@ def _audit(
         return await _run_pipeline(
             invocation.spec,
             fuzz=invocation.fuzz,
+            fuzz_writes=invocation.fuzz_writes,
             fuzz_destructive=invocation.fuzz_destructive,
             max_tools=invocation.max_tools,
             tools=invocation.tools,

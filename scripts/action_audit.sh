@@ -7,7 +7,8 @@
 #   INPUT_COMMAND           stdio target, one shell-quoted command line   (this or INPUT_URL)
 #   INPUT_URL               Streamable HTTP / SSE target URL              (this or INPUT_COMMAND)
 #   INPUT_FUZZ              true|false (default true): call the tools with valid + malformed input
-#   INPUT_FUZZ_DESTRUCTIVE  true|false (default false): also call tools not annotated read-only
+#   INPUT_FUZZ_WRITES       true|false (default false): also call destructiveHint:false tools
+#   INPUT_FUZZ_DESTRUCTIVE  true|false (default false): call every tool (implies writes)
 #   INPUT_MIN_SCORE         0-100 or empty: fail when the overall score is below it
 #   INPUT_FAIL_ON_CRITICAL  true|false (default false): fail on a critical behavioural issue
 #   INPUT_ARGS              extra `mcprobe audit` options, shell-quoted (e.g. "--timeout 10")
@@ -53,6 +54,7 @@ fi
 
 argv=(audit --format json --output "$out_dir/mcprobe-report.json")
 if is_true "${INPUT_FUZZ:-true}"; then argv+=(--fuzz); fi
+if is_true "${INPUT_FUZZ_WRITES:-false}"; then argv+=(--fuzz-writes); fi
 if is_true "${INPUT_FUZZ_DESTRUCTIVE:-false}"; then argv+=(--fuzz-destructive); fi
 if is_true "${INPUT_FAIL_ON_CRITICAL:-false}"; then argv+=(--fail-on-critical); fi
 if [ -n "${INPUT_ARGS:-}" ]; then

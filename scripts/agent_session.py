@@ -194,9 +194,9 @@ def render_agent_usage(session: Session) -> str:
         f"\nResult ({connect.seconds:.1f} s), `structuredContent`:\n\n",
         _json_block(connect.structured),
         "\n## Call 2 — the report, with fuzzing\n\n",
-        "Every tool of the demo target that is annotated read-only or non-destructive gets one "
-        "valid and several malformed calls; the un-annotated `reset_database` is not called, "
-        "because nobody consented (`fuzzDestructive`).\n\n",
+        "Every tool of the demo target that is annotated read-only gets one valid and several "
+        "malformed calls; the additive write `set_mode` and the un-annotated `reset_database` "
+        "are not called, because nobody consented (`fuzzWrites`, `fuzzDestructive`).\n\n",
         _json_block({"name": report.tool, "arguments": report.arguments}),
         "\n",
         _progress_line(report),

@@ -82,7 +82,15 @@ def test_every_declared_input_is_used_and_every_used_input_is_declared() -> None
     text = ACTION.read_text(encoding="utf-8")
     used = set(re.findall(r"\$\{\{\s*inputs\.([\w-]+)", text))
     assert used == set(_action()["inputs"])
-    for name in ("command", "url", "fuzz", "fuzz-destructive", "min-score", "python-version"):
+    for name in (
+        "command",
+        "url",
+        "fuzz",
+        "fuzz-writes",
+        "fuzz-destructive",
+        "min-score",
+        "python-version",
+    ):
         assert name in used
 
 

@@ -163,6 +163,15 @@ def test_fuzz_destructive_implies_fuzz_and_tools_are_split() -> None:
     assert invocation.max_tools == 3
 
 
+def test_fuzz_writes_implies_fuzz_and_fuzz_destructive_implies_writes() -> None:
+    writes = parse_audit(["--fuzz-writes", "--", "cmd"], io.StringIO())
+    assert writes.fuzz and writes.fuzz_writes and not writes.fuzz_destructive
+    every = parse_audit(["--fuzz-destructive", "--", "cmd"], io.StringIO())
+    assert every.fuzz and every.fuzz_writes and every.fuzz_destructive
+    plain = parse_audit(["--fuzz", "--", "cmd"], io.StringIO())
+    assert plain.fuzz and not plain.fuzz_writes and not plain.fuzz_destructive
+
+
 def test_parse_audit_raises_usage_error_for_library_callers() -> None:
     with pytest.raises(UsageError, match="exactly one target"):
         parse_audit([], io.StringIO())

@@ -153,14 +153,17 @@ async def test_get_status_structured_content_violates_its_own_output_schema() ->
     assert instance_errors(schema, result["structuredContent"]) != ()
 
 
-async def test_ping_backend_succeeds_with_no_content() -> None:
+async def test_ping_backend_succeeds_with_no_content_and_rejects_arguments_as_invalid_params() -> (
+    None
+):
     with anyio.fail_after(10):
         async with raw_demo() as disp:
             empty = await call(disp, "ping_backend", {})
-            extra = await call(disp, "ping_backend", {"x": 1})
+            with pytest.raises(MCPError) as excinfo:
+                await call(disp, "ping_backend", {"x": 1})
     assert empty["content"] == [] and empty["isError"] is False
     assert "structuredContent" not in empty
-    assert extra["isError"] is True
+    assert excinfo.value.code == -32602
 
 
 async def test_unknown_tool_is_rejected_with_invalid_params() -> None:

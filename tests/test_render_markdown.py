@@ -25,7 +25,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from mcprobe.core.model import Outcome
-from mcprobe.core.report_model import ConformanceReport, FuzzResultOut
+from mcprobe.core.report_model import ConformanceReport, FuzzResultOut, SkippedToolOut
 from mcprobe.report.markdown import CLEAN, NO_CRITICAL, render_markdown
 from tests.synthetic_audits import (
     HOSTILE_STRINGS,
@@ -191,6 +191,20 @@ def test_coverage_line_counts_tools_and_names_skipped_ones_with_reasons() -> Non
     assert (
         "Fuzzed 6 of 7 tools. Skipped: `delete_all`: may be destructive (no readOnlyHint)."
     ) in lines
+
+
+def test_coverage_line_names_the_skipped_tools_of_each_reason_once_grouped() -> None:
+    report = build(flawed_audit())
+    assert report.coverage is not None
+    skipped = [
+        SkippedToolOut(tool="w1", reason="needs writes"),
+        SkippedToolOut(tool="d1", reason="needs destructive"),
+        SkippedToolOut(tool="w2", reason="needs writes"),
+    ]
+    coverage = report.coverage.model_copy(update={"skipped": skipped})
+    lines = render_markdown(report.model_copy(update={"coverage": coverage})).splitlines()
+    line = next(line for line in lines if line.startswith("Fuzzed "))
+    assert line.endswith("Skipped: `w1`, `w2`: needs writes; `d1`: needs destructive.")
 
 
 def test_critical_callout_names_tools_and_the_case_that_killed_the_target() -> None:

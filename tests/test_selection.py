@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from mcprobe.core.model import JSON
-from mcprobe.core.selection import Selection, select_tools, unknown_tool_name
+from mcprobe.core.selection import (
+    NEEDS_DESTRUCTIVE,
+    NEEDS_WRITES,
+    ConsentLevel,
+    Selection,
+    consent_level,
+    select_tools,
+    unknown_tool_name,
+)
 
 
 def tool(name: str, annotations: JSON = None) -> JSON:
@@ -25,52 +33,82 @@ def reasons(selection: Selection) -> dict[str, str]:
 
 @pytest.mark.parametrize(
     "annotations",
-    [
-        READ_ONLY,
-        NOT_DESTRUCTIVE,
-        {"readOnlyHint": True, "destructiveHint": True},
-        {"readOnlyHint": False, "destructiveHint": False},
-    ],
+    [READ_ONLY, {"readOnlyHint": True, "destructiveHint": True}, {"readOnlyHint": True, "x": 1}],
 )
-def test_tool_declaring_a_safety_hint_is_fuzzed_by_default(annotations: JSON) -> None:
+def test_tool_annotated_read_only_is_fuzzed_by_default(annotations: JSON) -> None:
     sel = select_tools([tool("a", annotations)])
     assert sel.selected_names == ("a",)
     assert sel.skipped == ()
+    assert consent_level(tool("a", annotations)) is ConsentLevel.READ_ONLY
 
 
 @pytest.mark.parametrize(
-    ("annotations", "expected"),
-    [
-        (None, "no annotations"),
-        ({}, "declares neither readOnlyHint: true nor destructiveHint: false"),
-        ({"title": "A"}, "declares neither readOnlyHint: true nor destructiveHint: false"),
-        ({"destructiveHint": True}, "declares destructiveHint: true"),
-        ({"readOnlyHint": False}, "declares readOnlyHint: false"),
-        ({"readOnlyHint": "true"}, "non-boolean"),
-        ({"destructiveHint": 0}, "non-boolean"),
-        ("read-only", "`annotations` is not an object"),
-    ],
+    "annotations", [NOT_DESTRUCTIVE, {"readOnlyHint": False, "destructiveHint": False}]
 )
-def test_tool_without_a_safety_hint_is_skipped_with_the_reason_and_how_to_consent(
-    annotations: JSON, expected: str
+def test_additive_write_tool_is_skipped_by_default_and_named_with_how_to_consent(
+    annotations: JSON,
 ) -> None:
     sel = select_tools([tool("a", annotations)])
     assert sel.selected == ()
-    reason = reasons(sel)["a"]
-    assert expected in reason
-    assert "fuzzDestructive" in reason and "--fuzz-destructive" in reason
+    assert reasons(sel) == {"a": NEEDS_WRITES}
+    assert "fuzzWrites" in NEEDS_WRITES and "--fuzz-writes" in NEEDS_WRITES
+    assert consent_level(tool("a", annotations)) is ConsentLevel.WRITES
 
 
-def test_fuzz_destructive_is_consent_to_fuzz_unannotated_and_destructive_tools() -> None:
+@pytest.mark.parametrize(
+    "annotations", [NOT_DESTRUCTIVE, {"readOnlyHint": False, "destructiveHint": False}]
+)
+def test_fuzz_writes_is_consent_to_call_additive_write_tools(annotations: JSON) -> None:
+    sel = select_tools([tool("a", annotations)], fuzz_writes=True)
+    assert sel.selected_names == ("a",)
+
+
+@pytest.mark.parametrize(
+    "annotations",
+    [
+        None,
+        {},
+        {"title": "A"},
+        {"destructiveHint": True},
+        {"readOnlyHint": False},
+        {"readOnlyHint": "true"},
+        {"destructiveHint": 0},
+        "read-only",
+    ],
+)
+def test_tool_that_may_be_destructive_is_skipped_even_with_writes_consent(
+    annotations: JSON,
+) -> None:
+    for writes in (False, True):
+        sel = select_tools([tool("a", annotations)], fuzz_writes=writes)
+        assert sel.selected == ()
+        assert reasons(sel) == {"a": NEEDS_DESTRUCTIVE}
+    assert "fuzzDestructive" in NEEDS_DESTRUCTIVE and "--fuzz-destructive" in NEEDS_DESTRUCTIVE
+    assert consent_level(tool("a", annotations)) is ConsentLevel.DESTRUCTIVE
+
+
+def test_skip_reasons_are_one_sentence_per_level_so_the_report_can_group_them() -> None:
+    tools = [tool("w1", NOT_DESTRUCTIVE), tool("d1"), tool("w2", NOT_DESTRUCTIVE), tool("d2", {})]
+    assert reasons(select_tools(tools)) == {
+        "w1": NEEDS_WRITES,
+        "d1": NEEDS_DESTRUCTIVE,
+        "w2": NEEDS_WRITES,
+        "d2": NEEDS_DESTRUCTIVE,
+    }
+
+
+def test_fuzz_destructive_is_consent_to_fuzz_every_tool_and_implies_writes() -> None:
     tools = [tool("a"), tool("b", {"destructiveHint": True}), tool("c", READ_ONLY)]
+    tools.append(tool("d", NOT_DESTRUCTIVE))
     sel = select_tools(tools, fuzz_destructive=True)
-    assert sel.selected_names == ("a", "b", "c")
+    assert sel.selected_names == ("a", "b", "c", "d")
     assert sel.skipped == ()
 
 
 def test_selection_keeps_listing_order_and_raw_definitions() -> None:
+    # With writes consent the additive tool joins in listing order; the unannotated one not.
     tools = [tool("z", READ_ONLY), tool("m"), tool("a", NOT_DESTRUCTIVE)]
-    sel = select_tools(tools)
+    sel = select_tools(tools, fuzz_writes=True)
     assert sel.selected == (tools[0], tools[2])
     assert [s.tool for s in sel.skipped] == ["m"]
 
@@ -113,7 +151,7 @@ def test_include_narrows_the_selection() -> None:
 def test_include_is_not_consent_to_fuzz_an_unsafe_tool() -> None:
     sel = select_tools([tool("wipe", {"destructiveHint": True})], include=["wipe"])
     assert sel.selected == ()
-    assert "destructiveHint: true" in reasons(sel)["wipe"]
+    assert reasons(sel)["wipe"] == NEEDS_DESTRUCTIVE
 
 
 def test_included_names_that_do_not_exist_are_reported_once_in_order() -> None:

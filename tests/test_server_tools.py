@@ -114,6 +114,30 @@ async def test_connect_lint_list_fuzz_report_disconnect_on_the_demo_target() -> 
     assert closed == {"removed": ["c1"], "remaining": [], "defaultConnectionId": None}
 
 
+async def test_fuzz_writes_and_fuzz_destructive_are_the_consent_levels_of_fuzz_and_report() -> None:
+    with anyio.fail_after(60):
+        async with mcprobe_client() as client:
+            error, text, _ = await call(client, "probe_connect", DEMO)
+            assert not error, text
+            _, _, default = await call(client, "probe_fuzz", {"tools": ["set_mode", "greet"]})
+            _, _, writes = await call(
+                client, "probe_fuzz", {"tools": ["set_mode", "greet"], "fuzzWrites": True}
+            )
+            _, _, report = await call(
+                client, "probe_report", {"fuzz": True, "fuzzWrites": True, "maxTools": 20}
+            )
+            _, _, every = await call(
+                client, "probe_report", {"fuzz": True, "fuzzDestructive": True}
+            )
+    assert default["coverage"]["fuzzed"] == ["greet"]
+    reasons = {s["tool"]: s["reason"] for s in default["coverage"]["skipped"]}
+    assert "fuzzWrites" in reasons["set_mode"]
+    assert writes["coverage"]["fuzzed"] == ["greet", "set_mode"]
+    assert "set_mode" in report["coverage"]["fuzzed"]
+    assert [s["tool"] for s in report["coverage"]["skipped"]] == ["reset_database"] * 2
+    assert "reset_database" in every["coverage"]["fuzzed"]
+
+
 async def test_report_with_fuzz_sends_one_progress_notification_per_case() -> None:
     events: list[tuple[float, float | None, str | None]] = []
 

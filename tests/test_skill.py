@@ -71,6 +71,7 @@ def test_skill_covers_safety_credentials_and_reading_the_report() -> None:
     text = _text()
     for needle in (
         "readOnlyHint: true",
+        "fuzzWrites",
         "fuzzDestructive",
         "Ask the user first",
         "MCPROBE_TARGET_TOKEN",

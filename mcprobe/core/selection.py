@@ -3,11 +3,21 @@
 Pure and deterministic: tools are considered in listing order and every tool that is not
 selected is named with the reason.
 
-By the MCP specification a tool without annotations may be destructive (``readOnlyHint``
-defaults to false, ``destructiveHint`` to true). So by default only tools that declare
-``readOnlyHint: true`` or ``destructiveHint: false`` (JSON booleans, nothing else) are fuzzed;
-``fuzz_destructive=True`` is the caller's explicit consent to call the others. Naming a tool in
-``include`` narrows the selection, it is not consent.
+**Consent levels.** By the MCP specification a tool without annotations may be destructive
+(``readOnlyHint`` defaults to false, ``destructiveHint`` to true), and ``destructiveHint: false``
+means "additive", not "read-only": such a tool still creates files, records, saved searches...
+whose side effects break later calls of the same run and of later runs. So each tool has one
+of three levels (``consent_level``), read from JSON booleans only:
+
+- ``read-only``: ``readOnlyHint: true``: called by default;
+- ``writes``: ``destructiveHint: false`` without ``readOnlyHint: true`` (additive writes): needs
+  ``fuzz_writes`` (CLI ``--fuzz-writes``, tool input ``fuzzWrites: true``);
+- ``destructive``: everything else: needs ``fuzz_destructive`` (``--fuzz-destructive``,
+  ``fuzzDestructive: true``), which implies writes.
+
+The skip reason is the same sentence for every tool of one level, so the report can name each
+level's skipped tools once, grouped. Naming a tool in ``include`` narrows the selection, it is
+not consent.
 
 Rules, in the order they are applied to each tool:
 
@@ -19,7 +29,7 @@ Rules, in the order they are applied to each tool:
 4. a tool whose definition says ``execution: {taskSupport: "required"}`` is skipped, consent or
    not: MCP 2025-11-25 lets such a tool refuse a plain ``tools/call`` (it must be called as a
    task), and mcprobe sends plain calls, so every case would measure the refusal, not the tool;
-5. without consent, a tool lacking a safety hint is skipped;
+5. a tool above the consented level is skipped with its level's reason;
 6. the remaining tools are selected in listing order up to ``max_tools``; the rest are skipped.
 """
 
@@ -27,14 +37,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from enum import Enum
 
 from mcprobe.core.model import JSON, SkippedTool
 
 __all__ = [
     "DEFAULT_MAX_TOOLS",
+    "NEEDS_DESTRUCTIVE",
+    "NEEDS_WRITES",
+    "ConsentLevel",
     "Selection",
+    "consent_level",
+    "consent_problem",
     "requires_task",
-    "safety_problem",
     "select_tools",
     "unknown_tool_name",
 ]
@@ -42,7 +57,14 @@ __all__ = [
 DEFAULT_MAX_TOOLS = 50
 UNKNOWN_TOOL_BASE = "mcprobe_nonexistent_tool"
 
-_CONSENT = "pass fuzzDestructive: true (CLI --fuzz-destructive) to fuzz it anyway"
+NEEDS_WRITES = (
+    "additive writes (destructiveHint: false, not readOnlyHint: true); pass fuzzWrites: true "
+    "(CLI --fuzz-writes) to call it"
+)
+NEEDS_DESTRUCTIVE = (
+    "may be destructive (neither readOnlyHint: true nor destructiveHint: false); pass "
+    "fuzzDestructive: true (CLI --fuzz-destructive) to call it"
+)
 TASK_REQUIRED = (
     'requires task-augmented calls (execution.taskSupport: "required", MCP 2025-11-25 tasks); '
     "mcprobe sends plain tools/call requests, which such a tool may refuse, so it is not fuzzed"
@@ -69,35 +91,45 @@ def requires_task(tool: dict[str, JSON]) -> bool:
     return isinstance(execution, dict) and execution.get("taskSupport") == "required"
 
 
-def safety_problem(tool: dict[str, JSON]) -> str | None:
-    """Why ``tool`` may not be fuzzed without consent, or None when it declares itself safe."""
+class ConsentLevel(Enum):
+    """What calling a tool may do, by its annotations; each level needs its own consent."""
+
+    READ_ONLY = "read-only"
+    WRITES = "writes"
+    DESTRUCTIVE = "destructive"
+
+
+def consent_level(tool: dict[str, JSON]) -> ConsentLevel:
+    """The tool's level: ``readOnlyHint: true`` → read-only; else ``destructiveHint: false`` →
+    writes; anything else (no annotations, non-boolean hints, ``destructiveHint: true``) →
+    destructive. ``destructiveHint`` is meaningful only when the tool is not read-only (MCP)."""
     annotations = tool.get("annotations")
-    if annotations is None:
-        return (
-            "no annotations: by MCP default a tool may be destructive "
-            f"(needs readOnlyHint: true or destructiveHint: false); {_CONSENT}"
-        )
     if not isinstance(annotations, dict):
-        return f"`annotations` is not an object, so no safety hint can be read; {_CONSENT}"
-    if annotations.get("readOnlyHint") is True or annotations.get("destructiveHint") is False:
+        return ConsentLevel.DESTRUCTIVE
+    if annotations.get("readOnlyHint") is True:
+        return ConsentLevel.READ_ONLY
+    if annotations.get("destructiveHint") is False:
+        return ConsentLevel.WRITES
+    return ConsentLevel.DESTRUCTIVE
+
+
+def consent_problem(
+    tool: dict[str, JSON], *, fuzz_writes: bool = False, fuzz_destructive: bool = False
+) -> str | None:
+    """Why ``tool`` may not be called with the given consent (its level's sentence), or None."""
+    level = consent_level(tool)
+    if level is ConsentLevel.READ_ONLY or fuzz_destructive:
         return None
-    read_only = annotations.get("readOnlyHint")
-    destructive = annotations.get("destructiveHint")
-    if destructive is True:
-        seen = "declares destructiveHint: true"
-    elif read_only is False:
-        seen = "declares readOnlyHint: false and no destructiveHint: false"
-    elif read_only is not None or destructive is not None:
-        seen = "has non-boolean readOnlyHint/destructiveHint values"
-    else:
-        seen = "declares neither readOnlyHint: true nor destructiveHint: false"
-    return f"{seen}, so it may be destructive; {_CONSENT}"
+    if level is ConsentLevel.WRITES:
+        return None if fuzz_writes else NEEDS_WRITES
+    return NEEDS_DESTRUCTIVE
 
 
 def select_tools(
     tools: Sequence[JSON],
     *,
     max_tools: int = DEFAULT_MAX_TOOLS,
+    fuzz_writes: bool = False,
     fuzz_destructive: bool = False,
     include: Sequence[str] | None = None,
 ) -> Selection:
@@ -135,11 +167,10 @@ def select_tools(
         if requires_task(tool):
             skipped.append(SkippedTool(name, TASK_REQUIRED))
             continue
-        if not fuzz_destructive:
-            problem = safety_problem(tool)
-            if problem is not None:
-                skipped.append(SkippedTool(name, problem))
-                continue
+        problem = consent_problem(tool, fuzz_writes=fuzz_writes, fuzz_destructive=fuzz_destructive)
+        if problem is not None:
+            skipped.append(SkippedTool(name, problem))
+            continue
         if len(selected) >= max_tools:
             skipped.append(SkippedTool(name, f"beyond maxTools={max_tools}"))
             continue

@@ -42,12 +42,16 @@ STDERR_NOTE_LIMIT = 300
 class AuditOptions:
     """Knobs of one audit.
 
-    ``include`` narrows the fuzzed tools to these names; ``call_timeout`` is the per-call limit
-    (None: the spec's, 30 s by default); ``overall_timeout`` bounds the whole audit, connect
+    ``fuzz_writes`` consents to calling tools that declare ``destructiveHint: false`` (additive
+    writes), ``fuzz_destructive`` to calling every tool (it implies writes; see
+    ``core.selection``); ``include`` narrows the fuzzed tools to these names;
+    ``call_timeout`` is the per-call limit (None: the spec's, 30 s by default);
+    ``overall_timeout`` bounds the whole audit, connect
     included when ``audit_spec`` connects (None: unbounded apart from the per-call limits).
     """
 
     max_tools: int = DEFAULT_MAX_TOOLS
+    fuzz_writes: bool = False
     fuzz_destructive: bool = False
     include: tuple[str, ...] | None = None
     concurrency: int = DEFAULT_CONCURRENCY
@@ -84,6 +88,7 @@ async def run_audit(
             target,
             snapshot.tools,
             max_tools=options.max_tools,
+            fuzz_writes=options.fuzz_writes,
             fuzz_destructive=options.fuzz_destructive,
             include=options.include,
             concurrency=options.concurrency,

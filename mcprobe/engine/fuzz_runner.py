@@ -75,6 +75,7 @@ async def run_fuzz(
     tools: Sequence[JSON],
     *,
     max_tools: int = DEFAULT_MAX_TOOLS,
+    fuzz_writes: bool = False,
     fuzz_destructive: bool = False,
     include: Sequence[str] | None = None,
     concurrency: int = DEFAULT_CONCURRENCY,
@@ -90,7 +91,11 @@ async def run_fuzz(
     if concurrency < 1:
         raise ValueError(f"concurrency must be >= 1, got {concurrency}")
     selection = select_tools(
-        tools, max_tools=max_tools, fuzz_destructive=fuzz_destructive, include=include
+        tools,
+        max_tools=max_tools,
+        fuzz_writes=fuzz_writes,
+        fuzz_destructive=fuzz_destructive,
+        include=include,
     )
     tool_cases = tuple(generate_cases(tool) for tool in selection.selected)
     plan: list[tuple[Case, JSON]] = [

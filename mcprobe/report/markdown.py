@@ -112,9 +112,13 @@ def _coverage(report: ConformanceReport) -> list[str]:
             f"Fuzzed {coverage.fuzzed_tools} of {_plural(coverage.total_tools, 'tool', 'tools')}."
         )
         if coverage.skipped:
+            # Grouped by reason (one sentence per consent level), each group named once.
+            groups: dict[str, list[str]] = {}
+            for s in coverage.skipped:
+                groups.setdefault(s.reason, []).append(md_inline(s.tool, NAME_LIMIT))
             skipped = "; ".join(
-                f"{md_inline(s.tool, NAME_LIMIT)}: {md_prose(s.reason, MESSAGE_LIMIT)}"
-                for s in coverage.skipped
+                f"{', '.join(tools)}: {md_prose(reason, MESSAGE_LIMIT)}"
+                for reason, tools in groups.items()
             )
             line += f" Skipped: {skipped}."
         lines.append(line)

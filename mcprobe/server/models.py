@@ -81,10 +81,16 @@ class FuzzInput(ToolInput):
     max_tools: int | None = Field(
         default=None, ge=0, description="Fuzz at most this many tools (default 50)."
     )
+    fuzz_writes: bool = Field(
+        default=False,
+        description="Consent to also call tools that declare destructiveHint: false (additive "
+        "writes: they may create files or records). By default only readOnlyHint: true tools "
+        "are called.",
+    )
     fuzz_destructive: bool = Field(
         default=False,
-        description="Explicit consent to call tools that do not declare readOnlyHint: true or "
-        "destructiveHint: false.",
+        description="Explicit consent to call every tool, including ones that may be "
+        "destructive (implies fuzzWrites). Only against a disposable server.",
     )
     tools: list[str] | None = Field(
         default=None, description="Only fuzz these tools (names as listed by the target)."
@@ -103,9 +109,15 @@ class ReportInput(ToolInput):
     max_tools: int | None = Field(
         default=None, ge=0, description="With fuzz: fuzz at most this many tools (default 50)."
     )
+    fuzz_writes: bool = Field(
+        default=False,
+        description="With fuzz: consent to also call tools that declare destructiveHint: false "
+        "(additive writes).",
+    )
     fuzz_destructive: bool = Field(
         default=False,
-        description="With fuzz: consent to call tools that may be destructive.",
+        description="With fuzz: consent to call every tool, including ones that may be "
+        "destructive (implies fuzzWrites).",
     )
     concurrency: int = Field(
         default=4,
