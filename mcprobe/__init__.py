@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from mcprobe.core.target_spec import TargetSpec
     from mcprobe.engine.fuzz_runner import ProgressCallback
 
-ReportFormat = Literal["md", "json", "sarif", "junit"]
+ReportFormat = Literal["md", "json", "sarif", "junit", "html"]
 
 _LAZY = {
     "ConformanceReport": "mcprobe.core.report_model",
@@ -234,14 +234,20 @@ audit_url_sync = _blocking(audit_url)
 def render_report(
     report: ConformanceReport, format: ReportFormat = "md", *, sarif_artifact: str | None = None
 ) -> str:
-    """The report as Markdown (``md``), JSON, SARIF 2.1.0 or JUnit XML.
+    """The report as Markdown (``md``), JSON, SARIF 2.1.0, JUnit XML or a self-contained HTML page.
 
     ``sarif_artifact`` (SARIF only) is the file every result points at; GitHub code scanning
     needs one (see ``mcprobe.report.sarif``)."""
-    if format not in ("md", "json", "sarif", "junit"):
+    if format not in ("md", "json", "sarif", "junit", "html"):
         from mcprobe.core.errors import UsageError
 
-        raise UsageError(f"unknown report format {format!r}: expected md, json, sarif or junit")
+        raise UsageError(
+            f"unknown report format {format!r}: expected md, json, sarif, junit or html"
+        )
+    if format == "html":
+        from mcprobe.report.html import render_html
+
+        return render_html(report)
     if format == "json":
         from mcprobe.report.json_report import render_json
 

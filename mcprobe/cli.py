@@ -20,9 +20,13 @@ mcprobe loads; the transport adopts the running process. ``main`` ends an audit 
 
 Exit codes (``EXIT_*`` below): 0 audit completed and every gate passed; 1 usage error (bad
 option or value, unknown option, unwritable ``--output``); 2 could not connect to the target;
-3 score below ``--fail-under``; 4 critical behavioural issue with ``--fail-on-critical`` — when
-both gates fail, 4 wins (the more specific signal; both reasons are printed); 5 internal error of
-mcprobe itself; 130 interrupted.
+3 score below ``--fail-under``; 4 critical behavioural issue with ``--fail-on-critical``; 5
+internal error of mcprobe itself; 7 worse than ``--baseline`` with ``--fail-on-regression``; 130
+interrupted. When several gates fail, the first of 4, 7, 3 wins (every reason is printed). The
+one table is ``mcprobe.exit_codes`` (rendered into ``--help``; tests keep the docs equal to it).
+
+Front-end helpers live beside this module: ``console`` (progress, -q/-v, colour, the terminal
+summary), ``baseline`` (``--baseline``), ``exit_codes``.
 """
 
 from __future__ import annotations
@@ -39,14 +43,16 @@ import subprocess
 import sys
 import traceback
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 from urllib.parse import urlsplit, urlunsplit
 
-from mcprobe import __version__, render_report
+from mcprobe import __version__, console, exit_codes, render_report
+from mcprobe.core.errors import UsageError as _LibraryUsageError
 
 if TYPE_CHECKING:
+    from mcprobe.core.baseline import BaselineReport
     from mcprobe.core.report_model import ConformanceReport
     from mcprobe.core.target_spec import TargetSpec
 
@@ -56,9 +62,10 @@ EXIT_CONNECT = 2
 EXIT_SCORE = 3
 EXIT_CRITICAL = 4
 EXIT_INTERNAL = 5
+EXIT_REGRESSION = 7
 EXIT_INTERRUPTED = 130
 
-FORMATS = ("md", "json", "sarif", "junit")
+FORMATS = ("md", "json", "sarif", "junit", "html")
 TOKEN_ENV = "MCPROBE_TARGET_TOKEN"
 DEFAULT_MAX_TOOLS = 50
 DEBUG_ENV = "MCPROBE_DEBUG"
@@ -68,10 +75,12 @@ usage: mcprobe [serve]
        mcprobe audit [options] URL
        mcprobe audit [options] -- COMMAND [ARG ...]
        mcprobe audit [options] --stdio "COMMAND STRING"
+       mcprobe badge REPORT.json [--label TEXT] > badge.svg
        mcprobe --version
 
 Audit MCP servers over the live protocol. Without arguments (or with `serve`), run mcprobe's
-own stdio MCP server. `mcprobe audit --help` lists the audit options.
+own stdio MCP server. `mcprobe audit --help` lists the audit options with their defaults,
+examples and the exit codes.
 """
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -174,6 +183,8 @@ def _audit_parser(out: TextIO) -> _Parser:
             'mcprobe audit [options] --stdio "COMMAND STRING"'
         ),
         description="Connect to one MCP server, lint it, optionally fuzz it, score it, report.",
+        epilog=_EPILOG + exit_codes.exit_code_table(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,
     )
     p.add_argument("url", nargs="?", metavar="URL", help="Streamable HTTP endpoint (SSE fallback)")
@@ -189,11 +200,18 @@ def _audit_parser(out: TextIO) -> _Parser:
         action="store_true",
         help="call every tool, even ones that may be destructive (implies --fuzz-writes)",
     )
-    p.add_argument("--max-tools", type=_positive_int, metavar="N", help="fuzz at most N tools")
-    p.add_argument("--tools", type=_tool_names, metavar="A,B", help="fuzz only these tools")
-    p.add_argument("--timeout", type=_positive_float, metavar="SECONDS", help="per call")
     p.add_argument(
-        "--connect-timeout", type=_positive_float, metavar="SECONDS", help="for the handshake"
+        "--max-tools", type=_positive_int, metavar="N", help="fuzz at most N tools (default 50)"
+    )
+    p.add_argument("--tools", type=_tool_names, metavar="A,B", help="fuzz only these tools")
+    p.add_argument(
+        "--timeout", type=_positive_float, metavar="SECONDS", help="per call (default 30)"
+    )
+    p.add_argument(
+        "--connect-timeout",
+        type=_positive_float,
+        metavar="SECONDS",
+        help="for start + handshake (default 30)",
     )
     p.add_argument(
         "--overall-timeout",
@@ -201,9 +219,15 @@ def _audit_parser(out: TextIO) -> _Parser:
         metavar="SECONDS",
         help="bound the whole audit, connect included (cases not sent in time become notRun)",
     )
-    p.add_argument("--concurrency", type=_positive_int, metavar="N", help="parallel fuzz calls")
+    p.add_argument(
+        "--concurrency", type=_positive_int, metavar="N", help="parallel fuzz calls (default 4)"
+    )
     p.add_argument("--json", action="store_true", help="same as --format json")
-    p.add_argument("--format", choices=FORMATS, help="report format (default md)")
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        help="report format (default md; on a terminal without --output: a short summary)",
+    )
     p.add_argument("--output", metavar="FILE", help="write the report here instead of stdout")
     p.add_argument(
         "--sarif-artifact",
@@ -234,7 +258,37 @@ def _audit_parser(out: TextIO) -> _Parser:
         help="environment variable for a stdio target (repeatable)",
     )
     p.add_argument("--cwd", metavar="DIR", help="working directory of a stdio target")
+    p.add_argument(
+        "--baseline",
+        metavar="REPORT.json",
+        help="compare with an earlier JSON report: what got better and worse (on stderr)",
+    )
+    p.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="exit 7 when anything got worse than --baseline",
+    )
+    console.add_arguments(p)
     return p
+
+
+_EPILOG = """\
+examples:
+  mcprobe audit --fuzz -- python -m my_server            stdio target, argv as given
+  mcprobe audit --fuzz --stdio "npx -y @acme/mcp"         stdio target, shell quoting
+  MCPROBE_TARGET_TOKEN=... mcprobe audit --fuzz https://mcp.example.com/mcp
+  mcprobe audit --fuzz --format html --output report.html -- python -m my_server
+  mcprobe audit --fuzz --json --output new.json --baseline old.json --fail-on-regression \\
+      -- python -m my_server
+  mcprobe audit --fuzz --fail-under 80 --fail-on-critical --format sarif \\
+      --sarif-artifact README.md --output mcprobe.sarif -- python -m my_server
+
+output: the report goes to stdout (or --output); progress, errors and gate messages to stderr.
+On a terminal, without --format or --output, a short coloured summary replaces the Markdown
+(--format md prints the Markdown; NO_COLOR or --color never turns colour off). Not on a
+terminal, one progress line per tool goes to stderr; -q silences everything but errors.
+
+"""
 
 
 # --------------------------------------------------------------------------- the audit invocation
@@ -257,6 +311,10 @@ class AuditInvocation:
     sarif_artifact: str | None
     fail_under: float | None
     fail_on_critical: bool
+    console_mode: console.Console = field(default_factory=console.Console)
+    summary: bool = False  # a terminal summary instead of the report on stdout
+    baseline: BaselineReport | None = None
+    fail_on_regression: bool = False
 
 
 @dataclass(frozen=True)
@@ -269,6 +327,7 @@ class _AuditArgs:
     output_format: str
     fuzz: bool
     output: Path | None
+    summary: bool = False
 
 
 def parse_audit(argv: Sequence[str], out: TextIO) -> AuditInvocation:
@@ -310,6 +369,11 @@ def _check_audit_args(argv: Sequence[str], out: TextIO) -> _AuditArgs:
     output = Path(ns.output) if ns.output else None
     if output is not None and not output.parent.is_dir():
         raise UsageError(f"--output: directory {str(output.parent)!r} does not exist")
+    if ns.fail_on_regression and ns.baseline is None:
+        raise UsageError("--fail-on-regression needs --baseline REPORT.json")
+    if ns.baseline is not None and not Path(ns.baseline).is_file():
+        raise UsageError(f"--baseline: {ns.baseline!r} is not a file")
+    summary = ns.format is None and not ns.json and output is None and console.isatty(out)
     if command is not None:
         if ns.bearer is not None or ns.header:
             raise UsageError("--bearer and --header apply to URL targets, not stdio commands")
@@ -323,7 +387,7 @@ def _check_audit_args(argv: Sequence[str], out: TextIO) -> _AuditArgs:
             raise UsageError(
                 f"{ns.url!r} is not an http(s) URL; for a stdio target use -- COMMAND [ARG ...]"
             )
-    return _AuditArgs(ns, command, output_format, fuzz, output)
+    return _AuditArgs(ns, command, output_format, fuzz, output, summary)
 
 
 def _invocation(args: _AuditArgs) -> AuditInvocation:
@@ -372,7 +436,30 @@ def _invocation(args: _AuditArgs) -> AuditInvocation:
         sarif_artifact=ns.sarif_artifact,
         fail_under=ns.fail_under,
         fail_on_critical=ns.fail_on_critical,
+        console_mode=console.Console.from_namespace(ns),
+        summary=args.summary,
+        baseline=_load_baseline(ns.baseline),
+        fail_on_regression=ns.fail_on_regression,
     )
+
+
+def _load_baseline(path: str | None) -> BaselineReport | None:
+    if path is None:
+        return None
+    import json
+
+    from mcprobe.core.baseline import BaselineError, load_baseline
+
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UsageError(f"--baseline: cannot read {path!r}: {exc.strerror}") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--baseline: {path!r} is not JSON: {exc}") from None
+    try:
+        return load_baseline(data)
+    except BaselineError as exc:
+        raise UsageError(f"--baseline: {path!r}: {exc}") from None
 
 
 # --------------------------------------------------------------------------- early start
@@ -451,31 +538,12 @@ def _tail(text: str) -> str:
     return "\n".join(f"  | {line}" for line in lines)
 
 
-class _Progress:
-    """One overwritten status line on a terminal's stderr while fuzzing."""
-
-    def __init__(self, stderr: TextIO) -> None:
-        self._stderr = stderr
-        self.used = False
-
-    async def __call__(self, done: int, total: int, message: str) -> None:
-        line = f"mcprobe: fuzzing {message}"[:120]
-        self._stderr.write(f"\r\x1b[2K{_encodable(line)}")
-        self._stderr.flush()
-        self.used = True
-
-    def finish(self) -> None:
-        if self.used:
-            self._stderr.write("\r\x1b[2K")
-            self._stderr.flush()
-
-
 # --------------------------------------------------------------------------- running
 
 
 def _audit(
     invocation: AuditInvocation,
-    progress: _Progress | None,
+    progress: console.Progress | None,
     started: subprocess.Popen[bytes] | None = None,
 ) -> ConformanceReport:
     import anyio
@@ -533,7 +601,7 @@ def _run_checked_audit(
     def say(text: str) -> None:
         stderr.write(_encodable(scrub(text, secrets)) + "\n")
 
-    progress = _Progress(stderr) if invocation.fuzz and stderr.isatty() else None
+    progress = invocation.console_mode.progress(stderr, fuzz=invocation.fuzz)
     try:
         return _audit_and_report(invocation, progress, stdout, say, started)
     except BaseException as exc:
@@ -564,7 +632,7 @@ def _run_checked_audit(
 
 def _audit_and_report(
     invocation: AuditInvocation,
-    progress: _Progress | None,
+    progress: console.Progress | None,
     stdout: TextIO,
     say: Callable[[str], None],
     started: subprocess.Popen[bytes] | None = None,
@@ -574,11 +642,21 @@ def _audit_and_report(
     report = _audit(invocation, progress, started)
     if progress is not None:
         progress.finish()
-    rendered = render_report(
-        report,
-        invocation.output_format,  # type: ignore[arg-type]
-        sarif_artifact=invocation.sarif_artifact,
-    )
+    loud = invocation.console_mode
+    if loud.verbose and not loud.quiet:
+        for line in console.call_lines(report, latency=loud.verbose > 1):
+            say(line)
+    if invocation.summary:
+        from mcprobe.report.terminal import render_terminal
+
+        rendered = render_terminal(report, colour=loud.colour_for(stdout))
+        rendered += "  full report: --format md|html|json|sarif|junit, or --output FILE\n"
+    else:
+        rendered = render_report(
+            report,
+            invocation.output_format,  # type: ignore[arg-type]
+            sarif_artifact=invocation.sarif_artifact,
+        )
     text = _encodable(scrub(rendered, invocation.spec.secret_values()))
     if invocation.output is None:
         _write_report(stdout, text)
@@ -588,11 +666,30 @@ def _audit_and_report(
         except OSError as exc:
             say(f"mcprobe: cannot write --output {str(invocation.output)!r}: {exc.strerror}")
             return EXIT_USAGE
-        say(
-            f"mcprobe: {invocation.output_format} report written to {invocation.output} "
-            f"(score {_score_text(report)})"
-        )
-    return _gates(invocation, report, say)
+        if not loud.quiet:
+            say(
+                f"mcprobe: {invocation.output_format} report written to {invocation.output} "
+                f"(score {_score_text(report)})"
+            )
+    regressions = _compare_baseline(invocation, report, say)
+    return _gates(invocation, report, say, regressions)
+
+
+def _compare_baseline(
+    invocation: AuditInvocation, report: ConformanceReport, say: Callable[[str], None]
+) -> tuple[str, ...]:
+    """Print what changed against ``--baseline``; return what got worse."""
+    if invocation.baseline is None:
+        return ()
+    from mcprobe.core.baseline import BaselineReport, compare
+    from mcprobe.report.baseline_text import render_baseline
+    from mcprobe.report.json_report import report_to_jsonable
+
+    diff = compare(invocation.baseline, BaselineReport.model_validate(report_to_jsonable(report)))
+    if not invocation.console_mode.quiet:
+        for line in render_baseline(diff):
+            say(f"mcprobe: {line}")
+    return diff.regressions
 
 
 def _write_report(stdout: TextIO, text: str) -> None:
@@ -614,14 +711,23 @@ def _score_text(report: ConformanceReport) -> str:
 
 
 def _gates(
-    invocation: AuditInvocation, report: ConformanceReport, say: Callable[[str], None]
+    invocation: AuditInvocation,
+    report: ConformanceReport,
+    say: Callable[[str], None],
+    regressions: tuple[str, ...] = (),
 ) -> int:
+    """The exit code of the gates; when several fail, the first of 4, 7, 3 wins."""
     code = EXIT_OK
     if invocation.fail_under is not None and (
         report.overall is None or report.overall < invocation.fail_under
     ):
         say(f"mcprobe: score {_score_text(report)} is below --fail-under {invocation.fail_under:g}")
         code = EXIT_SCORE
+    if invocation.fail_on_regression and regressions:
+        say(f"mcprobe: worse than --baseline ({len(regressions)}):")
+        for line in regressions:
+            say(f"  - {line}")
+        code = EXIT_REGRESSION
     if invocation.fail_on_critical and report.critical:
         say(f"mcprobe: {len(report.critical)} critical behavioural issue(s):")
         for line in report.critical:
@@ -651,10 +757,14 @@ def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         if args[0] in ("-h", "--help", "help"):
             stdout.write(_USAGE)
             return EXIT_OK
+        if args[0] == "badge":
+            from mcprobe.badge_cli import run_badge
+
+            return run_badge(args[1:], stdout)
         if args[0] != "audit":
-            raise UsageError(f"unknown command {args[0]!r} (expected audit or serve)")
+            raise UsageError(f"unknown command {args[0]!r} (expected audit, scan, badge or serve)")
         return _run_audit(args[1:], stdout, stderr)
-    except UsageError as exc:
+    except (UsageError, _LibraryUsageError) as exc:
         stderr.write(f"mcprobe: usage error: {_encodable(str(exc))} (see mcprobe --help)\n")
         return EXIT_USAGE
     except _Exit as exc:

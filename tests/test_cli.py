@@ -66,7 +66,13 @@ def _run(*argv: str) -> tuple[int, str, str]:
         (["audit", "server.py"], "not an http(s) URL"),
         (["audit", "--max-tools", "0", "http://127.0.0.1:1/mcp"], "--max-tools"),
         (["audit", "--fail-under", "101", "http://127.0.0.1:1/mcp"], "0 to 100"),
-        (["audit", "--format", "html", "http://127.0.0.1:1/mcp"], "invalid choice"),
+        (["audit", "--format", "pdf", "http://127.0.0.1:1/mcp"], "invalid choice"),
+        (["audit", "--fail-on-regression", "http://127.0.0.1:1/mcp"], "needs --baseline"),
+        (["audit", "--baseline", "/no/such.json", "http://127.0.0.1:1/mcp"], "not a file"),
+        (["audit", "-q", "-v", "http://127.0.0.1:1/mcp"], "not allowed with"),
+        (["audit", "--color", "pink", "http://127.0.0.1:1/mcp"], "invalid choice"),
+        (["badge"], "expected: mcprobe badge"),
+        (["badge", "/no/such/report.json"], "cannot read"),
         (["audit", "--json", "--format", "sarif", "http://127.0.0.1:1/mcp"], "contradicts"),
         (["audit", "--fail-on-critical", "http://127.0.0.1:1/mcp"], "needs --fuzz"),
         (["audit", "--bearer", "tok", "--", PY, CLI_TARGET], "URL targets"),
@@ -356,11 +362,11 @@ def test_no_target_is_started_for_a_usage_error(monkeypatch: pytest.MonkeyPatch)
 @pytest.mark.slow
 def test_a_clean_target_passes_every_gate_with_exit_0() -> None:
     code, out, err = _run(
-        "audit", "--fuzz", "--fail-on-critical", "--fail-under", "50", *_target("--clean")
+        "audit", "-q", "--fuzz", "--fail-on-critical", "--fail-under", "50", *_target("--clean")
     )
     assert code == EXIT_OK, err
     assert out.startswith("# mcprobe conformance report")
-    assert err == ""
+    assert err == ""  # -q: nothing but errors
 
 
 @pytest.mark.slow
@@ -434,13 +440,22 @@ def test_junit_format_parses_as_xml() -> None:
 
 
 @pytest.mark.slow
-def test_progress_goes_to_a_terminal_stderr_only() -> None:
+def test_progress_is_one_overwritten_line_on_a_terminal_and_plain_lines_in_a_log() -> None:
     out, tty = io.StringIO(), _TtyBuffer()
     assert run(["audit", "--fuzz", *_target("--clean")], out, tty) == EXIT_OK
-    assert "mcprobe: fuzzing " in tty.getvalue()
+    assert "\r\x1b[2Kmcprobe: fuzzing " in tty.getvalue()
+    assert "\n" not in tty.getvalue()
     plain = io.StringIO()
     assert run(["audit", "--fuzz", *_target("--clean")], io.StringIO(), plain) == EXIT_OK
-    assert plain.getvalue() == ""
+    lines = plain.getvalue().splitlines()
+    assert lines and all(line.startswith("mcprobe: fuzzing ") for line in lines)
+    assert "\x1b" not in plain.getvalue()
+    # at most one line per tool plus the last case: fewer lines than calls
+    tools = {line.split()[3] for line in lines}
+    assert len(lines) <= len(tools) + 1
+    quiet = io.StringIO()
+    assert run(["audit", "-q", "--fuzz", *_target("--clean")], io.StringIO(), quiet) == EXIT_OK
+    assert quiet.getvalue() == ""
 
 
 # --------------------------------------------------------------------------- HTTP with secrets

@@ -51,7 +51,8 @@ def test_render_report_speaks_every_format() -> None:
     assert location["physicalLocation"]["artifactLocation"]["uri"] == "README.md"
     assert ET.fromstring(mcprobe.render_report(report, "junit").encode()).tag == "testsuites"
     with pytest.raises(UsageError, match="unknown report format"):
-        mcprobe.render_report(report, "html")  # type: ignore[arg-type]
+        mcprobe.render_report(report, "pdf")  # type: ignore[arg-type]
+    assert mcprobe.render_report(report, "html").startswith("<!DOCTYPE html>")
 
 
 @pytest.mark.anyio

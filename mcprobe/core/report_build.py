@@ -92,7 +92,9 @@ def to_result_out(result: CaseResult) -> FuzzResultOut:
         output_schema_violation=result.output_schema_violation,
         leak=result.leak,
         arguments=result.arguments,
-        latency_ms=result.latency_ms,
+        # Whole milliseconds: finer digits are scheduler noise that made two runs of an unchanged
+        # server differ on every line; the score used the exact value already.
+        latency_ms=float(round(result.latency_ms)),
         error_code=result.error_code,
         message=result.message,
         note=result.note,
