@@ -11,6 +11,7 @@ stdio, which must answer the next request afterwards.
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from collections.abc import Callable
@@ -22,6 +23,7 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
+from mcprobe import render_report
 from mcprobe.core.errors import ConnectFailed
 from mcprobe.core.report_model import ConformanceReport, FuzzResultOut
 from mcprobe.core.target_spec import TargetSpec
@@ -69,6 +71,22 @@ def healthy_echo(report: ConformanceReport) -> None:
     """The well-behaved ``echo`` tool of the same target was audited normally."""
     assert result(report, "echo").outcome == "ok"
     assert {r.outcome for r in report.fuzz if r.name == "echo"} == {"ok"}
+
+
+def _no_constant(name: str) -> None:
+    raise AssertionError(f"non-standard JSON literal {name} in the output")
+
+
+def valid_output(report: ConformanceReport) -> None:
+    """Every format renders, as strict UTF-8 (no lone surrogate leaks through), and the JSON
+    ones as strict JSON (no NaN / Infinity literals)."""
+    for fmt in ("md", "json", "sarif", "junit"):
+        text = render_report(report, fmt)
+        text.encode("utf-8")  # strict: raises on a lone surrogate
+        if fmt in ("json", "sarif"):
+            json.loads(text, parse_constant=_no_constant)
+    dumped = report.model_dump_json()  # what probe_report sends (the SDK dumps it like this)
+    json.loads(dumped, parse_constant=_no_constant)
 
 
 # --------------------------------------------------------------------------- the checks
@@ -215,6 +233,40 @@ def invalid_result_shapes(outcome: Outcome) -> None:
     assert result(report, "fail").outcome == "toolError"
 
 
+def deep_tools_page(outcome: Outcome) -> None:
+    report = report_of(outcome)
+    where = "$.result.tools[0].inputSchema.properties.a.properties.a… ("
+    page = next(f for f in report.findings if f.code == "server.invalid_list_page")
+    assert page.message.startswith("tools/list page 2 failed: message nests deeper than 100 ")
+    assert where in page.message
+    deep = next(f for f in report.findings if f.code == "server.deep_nesting")
+    assert where in deep.message
+    assert report.coverage is not None and report.coverage.total_tools == 2  # page 1 kept
+    healthy_echo(report)
+    assert result(report, "fail").outcome == "toolError"
+
+
+def deep_result(outcome: Outcome) -> None:
+    report = report_of(outcome)
+    note = result(report, "deep_result").note or ""
+    assert "message nests deeper than 100 levels at $.result.structuredContent.a.a" in note
+    assert "server.deep_nesting" in codes(report)
+    healthy_echo(report)
+
+
+def lone_surrogates(outcome: Outcome) -> None:
+    report = report_of(outcome)
+    # Accepted on the wire (the audit ran) and shown as visible escapes in the report.
+    assert report.server.name == r"raw\ud83d"
+    assert report.server.instructions == r"half an emoji: \ud83d, the other half: \ude00"
+    assert result(report, "half_emoji").message == r"cut here: \ud83d"
+    assert r'"name": "raw\\ud83d"' in render_report(report, "json")
+    assert r"raw\ud83d" in render_report(report, "md")
+    experimental = report.server.capabilities["experimental"]
+    assert experimental == {"x-nan": "NaN", "x-inf": "Infinity"}  # strings: NaN is not JSON
+    healthy_echo(report)
+
+
 @dataclass(frozen=True)
 class Hostile:
     """One misbehaving stdio target: rawserver argv words, the timeout that bounds it, and what
@@ -267,6 +319,9 @@ STDIO_CATALOGUE = [
         0,
         invalid_result_shapes,
     ),
+    Hostile("deep_tools_page", ("deep_page2", "tools=echo,fail"), 0, deep_tools_page),
+    Hostile("deep_result", ("tools=echo,deep_result",), 0, deep_result),
+    Hostile("lone_surrogates", ("surrogates", "tools=echo,half_emoji"), 0, lone_surrogates),
     Hostile("unknown_tool_succeeds", ("unknown_success", "tools=echo"), 0, unknown_tool_succeeds),
 ]
 
@@ -302,6 +357,8 @@ async def test_a_hostile_stdio_target_is_audited_in_bounded_time_precisely_and_l
     # must be killed; SLACK covers a loaded machine.
     assert elapsed < entry.limit + 2.5 + SLACK, f"{entry.name} took {elapsed:.1f} s"
     entry.check(outcome)
+    if isinstance(outcome, ConformanceReport):
+        valid_output(outcome)
     pids = read_pids(pidfile)
     # The leader, + its child (ignore_term), + a setsid helper and a double-forked daemon.
     expected = 2 if "ignore_term" in entry.argv else 3 if "escape_setsid" in entry.argv else 1
@@ -374,6 +431,8 @@ SERVER_SUBSET = [
         "notification_flood",
         "ignores_sigterm_with_a_child",
         "escapes_the_process_group",
+        "deep_tools_page",
+        "lone_surrogates",
     )
 ]
 

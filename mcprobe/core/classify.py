@@ -32,6 +32,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from mcprobe.core.json_depth import clip
 from mcprobe.core.model import JSON, Case, CaseKind, CaseResult, Outcome, RawCall, RawKind
 from mcprobe.core.result_shape import describe, result_shape_problems
 from mcprobe.core.schema_dialect import instance_errors, schema_problems
@@ -183,10 +184,16 @@ def excerpt(text: str, limit: int = MESSAGE_LIMIT) -> str:
     if collapsed.isascii() and collapsed.isprintable():  # no control characters to drop
         cleaned = collapsed
     else:
-        cleaned = "".join(ch for ch in collapsed if unicodedata.category(ch)[0] != "C")
+        # Control and format characters go; lone surrogates (Cs) stay, so the report can show
+        # them as escapes (``safe_json``) instead of silently dropping half an emoji.
+        cleaned = "".join(ch for ch in collapsed if _kept(unicodedata.category(ch)))
     if len(cleaned) <= limit:
         return cleaned
     return cleaned[: limit - 1].rstrip() + "…"
+
+
+def _kept(category: str) -> bool:
+    return category[0] != "C" or category == "Cs"
 
 
 def _strings(value: JSON) -> list[str]:
@@ -445,7 +452,8 @@ def _rendered_structured(content: _Content) -> str:
     if not content.has_structured:
         return ""
     try:
-        return json.dumps(content.structured, ensure_ascii=False, sort_keys=True)[:4000]
+        structured = clip(content.structured)  # json.dumps recurses; json_depth bounds it
+        return json.dumps(structured, ensure_ascii=False, sort_keys=True)[:4000]
     except (TypeError, ValueError):
         return ""
 

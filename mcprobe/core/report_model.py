@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
+
+from mcprobe.core.safe_json import safe_value
 
 SCHEMA_VERSION = "1.0"
 
@@ -22,6 +24,15 @@ class WireModel(BaseModel):
     model_config = ConfigDict(
         alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _safe_fields(cls, data: Any) -> Any:
+        """Target text may hold lone surrogates, NaN or absurd nesting: made safe here, once,
+        so every renderer and ``probe_report`` get strict UTF-8 / strict JSON (``safe_json``)."""
+        if isinstance(data, dict):
+            return {key: safe_value(value) for key, value in data.items()}
+        return data
 
 
 class LocationOut(WireModel):

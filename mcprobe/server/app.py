@@ -33,6 +33,7 @@ from pydantic import BaseModel, ValidationError
 from mcprobe.core.errors import McprobeError, UsageError
 from mcprobe.core.model import ServerSnapshot
 from mcprobe.core.report_model import ConformanceReport, FuzzSummaryOut, ServerOut
+from mcprobe.core.safe_json import safe_text, safe_value
 from mcprobe.core.selection import DEFAULT_MAX_TOOLS
 from mcprobe.core.target_spec import (
     DEFAULT_CALL_TIMEOUT,
@@ -441,7 +442,7 @@ def validation_message(error: ValidationError) -> str:
 
 def _error_result(message: str) -> types.CallToolResult:
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=message)], is_error=True
+        content=[types.TextContent(type="text", text=safe_text(message))], is_error=True
     )
 
 
@@ -484,8 +485,11 @@ async def call_tool(
         logger.exception("%s failed", name)
         return _error_result(f"{name}: internal error in mcprobe (details on its stderr)")
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=scrub(output.text, output.secrets))],
-        structured_content=_scrub_structured(output.structured, output.secrets),
+        # safe_json: a lone surrogate from the target would make the SDK's serialiser fail.
+        content=[
+            types.TextContent(type="text", text=safe_text(scrub(output.text, output.secrets)))
+        ],
+        structured_content=safe_value(_scrub_structured(output.structured, output.secrets)),
     )
 
 

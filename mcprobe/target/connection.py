@@ -243,8 +243,8 @@ class TargetConnection:
         if failure.kind == "lost":
             detail = self._lost() if failure.detail == "connection closed" else failure.detail
             return RawCall(RawKind.TRANSPORT_LOST, latency_ms=latency, detail=detail)
-        if failure.kind == "oversize":
-            # The reply arrived but was too large to keep; the result is deliberately dropped.
+        if failure.kind in ("oversize", "too_deep"):
+            # The reply arrived but was too large (or too deep) to keep; deliberately dropped.
             return RawCall(RawKind.RESULT, latency_ms=latency, result=None, detail=failure.detail)
         return RawCall(
             RawKind.JSONRPC_ERROR,

@@ -32,27 +32,37 @@ from mcp.shared.transport_context import TransportContext
 from mcp_types import (
     CONNECTION_CLOSED,
     METHOD_NOT_FOUND,
+    PARSE_ERROR,
     JSONRPCError,
     JSONRPCResponse,
     RequestId,
 )
 
+from mcprobe.core.json_depth import MAX_JSON_DEPTH, format_path, too_deep
 from mcprobe.core.model import Finding, Location, Severity
 from mcprobe.core.target_spec import scrub
-from mcprobe.target.wire_events import InvalidReply, NotificationsSeen, OversizeReply, StdoutNoise
+from mcprobe.target.wire_events import (
+    DeepMessage,
+    InvalidReply,
+    NotificationsSeen,
+    OversizeReply,
+    StdoutNoise,
+)
 
 __all__ = ["RawSession", "RequestFailed", "open_raw_session"]
 
 logger = logging.getLogger(__name__)
 
 _MAX_ANOMALIES = 1024
+_SDK_TOO_DEEP = "recursion limit exceeded"  # in the SDK's "Failed to parse JSON response: …"
 NOTIFICATION_FLOOD = 10_000
 """More notifications than this in one session is a finding (nobody asked for them)."""
 
 
 class RequestFailed(Exception):
     """A raw request did not produce a result. ``kind`` is ``"timeout"``, ``"lost"`` (transport
-    closed, process died, invalid reply), ``"oversize"`` or ``"error"`` (a JSON-RPC error reply,
+    closed, process died, invalid reply), ``"oversize"``, ``"too_deep"`` (nested beyond
+    ``MAX_JSON_DEPTH``) or ``"error"`` (a JSON-RPC error reply,
     with ``code``/``message``/``data``)."""
 
     def __init__(
@@ -90,6 +100,7 @@ class RawSession:
         self._unexpected: dict[str, int] = {}
         self._invalid = _Count()
         self._oversize = _Count()
+        self._deep = _Count()
         # Reply-id bookkeeping: which ids are awaiting an answer, which were answered, and the
         # replies that matched neither (an id never issued, or a second answer to one id).
         self._waiting: set[RequestId] = set()
@@ -131,6 +142,13 @@ class RawSession:
                     raise anomaly from None
                 if exc.code == CONNECTION_CLOSED and self.stream_closed:
                     raise RequestFailed("lost", "connection closed") from None
+                if exc.code == PARSE_ERROR and _SDK_TOO_DEEP in str(exc.message):
+                    # The SDK's HTTP client could not parse the reply: jiter's own depth limit.
+                    where = "a level beyond the SDK parser's limit (about 200)"
+                    self._note_deep(where)
+                    raise RequestFailed(
+                        "too_deep", f"message nests deeper than {MAX_JSON_DEPTH} levels ({where})"
+                    ) from None
                 raise RequestFailed(
                     "error",
                     f"JSON-RPC error {exc.code}",
@@ -147,6 +165,15 @@ class RawSession:
         if anomaly is not None:
             raise anomaly
         if self.max_result_bytes is not None:
+            # Transports that parse for us (HTTP: the SDK) get the same depth limit after the
+            # fact; stdio checks it on the bytes. Before ``json.dumps``, which recurses.
+            path = too_deep(result, MAX_JSON_DEPTH - 1)
+            if path is not None:
+                where = format_path(("result", *path))
+                self._note_deep(where)
+                raise RequestFailed(
+                    "too_deep", f"message nests deeper than {MAX_JSON_DEPTH} levels at {where}"
+                )
             size = len(json.dumps(result, separators=(",", ":"), default=str))
             if size > self.max_result_bytes:
                 self._note_oversize(size, self.max_result_bytes)
@@ -196,6 +223,10 @@ class RawSession:
         elif isinstance(exc, InvalidReply):
             self._bump(self._invalid, exc.reason)
             self._note_anomaly(exc.request_id, RequestFailed("lost", exc.reason))
+        elif isinstance(exc, DeepMessage):
+            self._note_deep(exc.where)
+            if exc.request_id is not None:
+                self._note_anomaly(exc.request_id, RequestFailed("too_deep", f"{exc}; dropped"))
         elif isinstance(exc, OversizeReply):
             self._note_oversize(exc.size, exc.limit)
             if exc.request_id is not None:
@@ -224,6 +255,9 @@ class RawSession:
         # Bounded: a hostile target could name ids we never issued, forever.
         if len(self._anomalies) < _MAX_ANOMALIES:
             self._anomalies[request_id] = failure
+
+    def _note_deep(self, where: str) -> None:
+        self._bump(self._deep, where)
 
     def _note_oversize(self, size: int, limit: int) -> None:
         self._bump(self._oversize, f"{size} bytes (cap {limit})")
@@ -309,6 +343,19 @@ class RawSession:
                     Location(),
                     "send progress only for requests that carry a progressToken, and log "
                     "messages only at the level the client set (logging/setLevel)",
+                )
+            )
+        if self._deep.count:
+            out.append(
+                Finding(
+                    "server.deep_nesting",
+                    Severity.ERROR,
+                    f"the target sent {self._deep.count} message(s) nested deeper than "
+                    f"{MAX_JSON_DEPTH} levels (first at {self._deep.first}); they were dropped "
+                    "and the session went on",
+                    Location(),
+                    "keep JSON shallow: no real tool, schema or result needs that many levels; "
+                    "look for a recursive structure serialised without a bound",
                 )
             )
         if self._oversize.count:

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from mcp_types import RequestId
 
-__all__ = ["InvalidReply", "NotificationsSeen", "OversizeReply", "StdoutNoise", "WireEvent"]
+__all__ = [
+    "DeepMessage",
+    "InvalidReply",
+    "NotificationsSeen",
+    "OversizeReply",
+    "StdoutNoise",
+    "WireEvent",
+]
 
 
 class WireEvent(Exception):
@@ -43,6 +50,18 @@ class OversizeReply(WireEvent):
         self.request_id = request_id
         self.size = size
         self.limit = limit
+
+
+class DeepMessage(WireEvent):
+    """A message nested deeper than ``core.json_depth.MAX_JSON_DEPTH``; dropped. ``where`` names
+    the path at which the limit was hit (``$.result.tools[1].inputSchema…``); ``request_id`` is
+    the id it answers, when one could be read."""
+
+    def __init__(self, request_id: RequestId | None, limit: int, where: str) -> None:
+        super().__init__(f"message nests deeper than {limit} levels at {where}")
+        self.request_id = request_id
+        self.limit = limit
+        self.where = where
 
 
 class NotificationsSeen(WireEvent):

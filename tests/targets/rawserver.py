@@ -29,11 +29,17 @@ Behaviours (argv words):
   inject          hostile names, descriptions, instructions and error texts (Markdown, HTML,
                   control characters, prompt injection); every tool is annotated read-only
   stdout_garbage  a garbage line on stdout before every reply
+  deep_page2      tools/list page 1 lists the tools; page 2 lists one tool whose inputSchema
+                  nests ``depth=N`` levels deep (default 5000)
+  surrogates      lone surrogates (half an emoji, as a JavaScript server cuts it) in serverInfo,
+                  instructions and every tool description, and NaN / Infinity literals in
+                  serverInfo and capabilities (not JSON; Python's json module writes them)
 Keys:
   pidfile=PATH    write "<pid>" at start ("<pid> <child pid>" with ``ignore_term``)
   tools=A,B       list only these tools (in this order)
   huge_mb=N       size of the ``huge`` reply in MiB (default 30)
   flood=N         notifications sent by ``notify_flood`` (default 100000)
+  depth=N         nesting of ``deep_page2`` and ``deep_result`` (default 5000)
 """
 
 from __future__ import annotations
@@ -198,14 +204,27 @@ class RawServer:
             rid,
             {
                 "protocolVersion": params.get("protocolVersion", "2025-11-25"),
-                "capabilities": {"tools": {}, "prompts": {}},
+                "capabilities": self.capabilities(),
                 "serverInfo": self.server_info(),
                 "instructions": self.instructions(),
                 "clientSeen": params.get("clientInfo"),
             },
         )
 
+    def capabilities(self) -> dict[str, Json]:
+        capabilities: dict[str, Json] = {"tools": {}, "prompts": {}}
+        if "surrogates" in self.flags:
+            capabilities["experimental"] = {"x-nan": float("nan"), "x-inf": float("inf")}
+        return capabilities
+
     def server_info(self) -> dict[str, Json]:
+        if "surrogates" in self.flags:
+            return {
+                "name": "raw\ud83d",
+                "version": "1.0\udc00",
+                "x-nan": float("nan"),
+                "x-inf": float("inf"),
+            }
         if "echo_secrets" in self.flags:
             return {"name": f"raw-{_secret()}", "version": _secret(), "title": f"T {_secret()}"}
         if "inject" in self.flags:
@@ -215,6 +234,8 @@ class RawServer:
         return {"name": "raw", "version": "1.0", "x-vendor": "kept"}
 
     def instructions(self) -> str:
+        if "surrogates" in self.flags:
+            return "half an emoji: \ud83d, the other half: \ude00"
         if "echo_secrets" in self.flags:
             return f"the secret is {_secret()}"
         if "inject" in self.flags:
@@ -230,6 +251,9 @@ class RawServer:
         if "echo_secrets" in self.flags:
             for tool in tools:
                 tool["description"] += f" (secret {_secret()})"
+        if "surrogates" in self.flags:
+            for tool in tools:
+                tool["description"] += " \ud83d"
         return tools
 
     def wait_reply(self, rid: Json) -> Json:
@@ -253,6 +277,16 @@ class RawServer:
             tools.insert(1, "not-an-object")
             tools.insert(2, {"name": "no_schema", "description": "lacks inputSchema"})
         cursor = params.get("cursor")
+        if "deep_page2" in self.flags and cursor == "deep":
+            depth = int(self.keys.get("depth", "5000"))
+            tool = '{"name":"deep","inputSchema":' + _deep_schema(depth) + "}"
+            self.send_raw(
+                f'{{"jsonrpc":"2.0","id":{json.dumps(rid)},"result":{{"tools":[{tool}]}}}}'.encode()
+            )
+            return
+        if "deep_page2" in self.flags:
+            self.reply(rid, {"tools": tools, "nextCursor": "deep"})
+            return
         if "pages3" in self.flags:
             pages = {None: (tools[:1], "p2"), "p2": (tools[1:2], "p3"), "p3": (tools[2:], None)}
             page, next_cursor = pages[cursor]
@@ -284,6 +318,11 @@ class RawServer:
 
 
 _SLEEPER = "import signal,time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(600)"
+
+
+def _deep_schema(depth: int) -> str:
+    """An object schema nesting ``depth`` levels (built as text: json.dumps would recurse)."""
+    return '{"type":"object","properties":{"a":' * depth + '{"type":"string"}' + "}}" * depth
 
 
 def _secret() -> str:
@@ -388,6 +427,22 @@ def bad_content(server: RawServer, rid: Json, args: Json) -> None:
     server.reply(rid, {"content": "not a list"})
 
 
+def deep_result(server: RawServer, rid: Json, args: Json) -> None:
+    """Answer with structuredContent nested ``depth=N`` levels deep (default 5000)."""
+    depth = int(server.keys.get("depth", "5000"))
+    nested = '{"a":' * depth + "1" + "}" * depth
+    line = (
+        f'{{"jsonrpc":"2.0","id":{json.dumps(rid)},"result":{{"content":[],'
+        f'"structuredContent":{nested}}}}}'
+    )
+    server.send_raw(line.encode())
+
+
+def half_emoji(server: RawServer, rid: Json, args: Json) -> None:
+    """Answer with text that ends in half an emoji (a lone surrogate)."""
+    server.reply(rid, {**_text("cut here: \ud83d"), "structuredContent": {"s": "\udc00"}})
+
+
 def noisy(server: RawServer, rid: Json, args: Json) -> None:
     """Print a log line on stdout, then answer."""
     server.send_raw(b"DEBUG: handling noisy call")
@@ -481,6 +536,8 @@ TOOLS: dict[str, Callable[[RawServer, Json, Json], None]] = {
         invalid_reply,
         bad_is_error,
         bad_content,
+        deep_result,
+        half_emoji,
         noisy,
         env,
         wrong_id,

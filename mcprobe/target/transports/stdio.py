@@ -57,13 +57,20 @@ from mcp.shared.message import SessionMessage
 from mcp_types import RequestId
 
 from mcprobe.core.errors import ConnectFailed
+from mcprobe.core.json_depth import MAX_JSON_DEPTH, format_path, scan_bytes, too_deep
 from mcprobe.core.target_spec import scrub
 from mcprobe.target.transports.descendants import (
     SCAN_INTERVAL,
     DescendantTracker,
     subreaper_preexec,
 )
-from mcprobe.target.wire_events import InvalidReply, NotificationsSeen, OversizeReply, StdoutNoise
+from mcprobe.target.wire_events import (
+    DeepMessage,
+    InvalidReply,
+    NotificationsSeen,
+    OversizeReply,
+    StdoutNoise,
+)
 
 __all__ = [
     "DEFAULT_MAX_MESSAGE_BYTES",
@@ -268,16 +275,61 @@ def _signal_group(pgid: int, sig: int) -> bool:
 
 def _parse_line(line: bytes) -> list[SessionMessage | Exception]:
     """One stdout line → what the dispatcher should see (a message, or a wire event followed by a
-    placeholder reply that wakes the waiting request)."""
+    placeholder reply that wakes the waiting request).
+
+    Fast path: the SDK's parser (jiter). It refuses two kinds of valid JSON that a hostile or
+    sloppy target sends, and both go the slow way through ``json.loads``: lone surrogates
+    (``"\\ud83d"``, half an emoji cut by a JavaScript server; kept as they are, the reports show
+    them as escapes) and nesting beyond jiter's ~200 levels. Nesting beyond ``MAX_JSON_DEPTH`` is
+    dropped with a ``DeepMessage`` naming where the limit was hit, whichever parser saw it."""
     try:
-        return [SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))]
+        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except ValueError:
-        pass
+        return _parse_line_slowly(line)
+    # Only a line with more openers than the limit can be nested that deep: most skip the walk.
+    if line.count(b"{") + line.count(b"[") > MAX_JSON_DEPTH:
+        deep = _deep_payload(message)
+        if deep is not None:
+            return deep
+    return [SessionMessage(message)]
+
+
+def _deep_payload(message: types.JSONRPCMessage) -> list[SessionMessage | Exception] | None:
+    """Wire events for a parsed message whose payload is nested beyond the limit, else None."""
+    rid: RequestId | None = None
+    payload: Any
+    if isinstance(message, types.JSONRPCResponse):
+        rid, key, payload = message.id, "result", message.result
+    elif isinstance(message, types.JSONRPCError):
+        rid, key, payload = message.id, "error", message.error.data
+    else:
+        key, payload = "params", getattr(message, "params", None)
+    # The payload sits at level 2 of the message (level 3 for error data: error.data).
+    offset = 2 if key == "error" else 1
+    path = too_deep(payload, MAX_JSON_DEPTH - offset)
+    if path is None:
+        return None
+    prefix: tuple[str, ...] = ("error", "data") if key == "error" else (key,)
+    return _deep_events(rid, (*prefix, *path))
+
+
+def _parse_line_slowly(line: bytes) -> list[SessionMessage | Exception]:
     try:
         decoded: Any = json.loads(line)
+    except RecursionError:  # deeper than the interpreter can follow: read it as bytes
+        scan = scan_bytes(line)
+        return _deep_events(scan.request_id, scan.path or ())
     except ValueError:
         text = line[:200].decode("utf-8", errors="replace")
         return [StdoutNoise(text)]
+    path = too_deep(decoded)
+    if path is not None:
+        rid = decoded.get("id") if isinstance(decoded, dict) and "method" not in decoded else None
+        return _deep_events(rid if isinstance(rid, int | str) else None, path)
+    with suppress(ValueError):
+        return [
+            SessionMessage(types.jsonrpc_message_adapter.validate_python(decoded, by_name=False))
+        ]
     if isinstance(decoded, dict) and ("result" in decoded or "error" in decoded):
         rid = decoded.get("id")
         if isinstance(rid, int | str) and not isinstance(rid, bool):
@@ -285,6 +337,15 @@ def _parse_line(line: bytes) -> list[SessionMessage | Exception]:
             return [InvalidReply(rid, reason), _placeholder(rid)]
     text = line[:200].decode("utf-8", errors="replace")
     return [StdoutNoise(text)]
+
+
+def _deep_events(rid: Any, path: tuple[str | int, ...]) -> list[SessionMessage | Exception]:
+    if isinstance(rid, bool) or not isinstance(rid, int | str):
+        rid = None
+    events: list[SessionMessage | Exception] = [DeepMessage(rid, MAX_JSON_DEPTH, format_path(path))]
+    if rid is not None:
+        events.append(_placeholder(rid))
+    return events
 
 
 def _reply_problem(decoded: dict[str, Any]) -> str:
