@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from mcprobe.core.errors import ConnectFailed as ConnectFailed
     from mcprobe.core.errors import McprobeError as McprobeError
     from mcprobe.core.report_model import ConformanceReport as ConformanceReport
+    from mcprobe.core.suppress import RuleOverride
     from mcprobe.core.target_spec import TargetSpec
     from mcprobe.engine.fuzz_runner import ProgressCallback
 
@@ -88,6 +89,7 @@ async def _run_pipeline(
     overall_timeout: float | None,
     progress: ProgressCallback | None,
     started: subprocess.Popen[bytes] | None = None,
+    overrides: Sequence[RuleOverride] = (),
 ) -> ConformanceReport:
     """The one pipeline behind the library functions and ``mcprobe audit``. ``started``: the
     stdio target the CLI already started from ``spec`` (owned by the pipeline from here on)."""
@@ -105,6 +107,8 @@ async def _run_pipeline(
         values["concurrency"] = concurrency
     if overall_timeout is not None:
         values["overall_timeout"] = overall_timeout
+    if overrides:
+        values["overrides"] = tuple(overrides)
     return await audit_spec(
         spec,
         fuzz=fuzz or fuzz_writes or fuzz_destructive,

@@ -23,6 +23,7 @@ from mcprobe.core.report_build import build_report
 from mcprobe.core.report_model import ConformanceReport, TargetOut
 from mcprobe.core.score import score_server
 from mcprobe.core.selection import DEFAULT_MAX_TOOLS
+from mcprobe.core.suppress import RuleOverride, apply_overrides
 from mcprobe.core.target_protocol import Target
 from mcprobe.core.target_spec import TargetSpec, scrub
 from mcprobe.core.version import __version__
@@ -57,6 +58,7 @@ class AuditOptions:
     concurrency: int = DEFAULT_CONCURRENCY
     call_timeout: float | None = None
     overall_timeout: float | None = None
+    overrides: tuple[RuleOverride, ...] = ()  # the config file's per-rule ignore/severity
 
     def deadline(self) -> float | None:
         """The absolute ``anyio.current_time()`` deadline for an audit starting now."""
@@ -98,8 +100,9 @@ async def run_audit(
         )
     # Session findings are read after fuzzing: a target may misbehave on the wire mid-run.
     findings = _dedupe([*lint_server(snapshot), *target.session_findings()])
+    # Overrides apply before scoring, so the score and every rendering agree; each one is noted.
+    findings, notes = apply_overrides(findings, options.overrides)
     score = score_server(snapshot, findings, fuzz_run)
-    notes: list[str] = []
     if fuzz_run is not None and fuzz_run.crashed_by is not None:
         tail = target.stderr_tail().strip()
         if tail:
