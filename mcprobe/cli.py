@@ -48,12 +48,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 from urllib.parse import urlsplit, urlunsplit
 
-from mcprobe import __version__, console, exit_codes, render_report
+from mcprobe import __version__, audit_many, config_file, console, exit_codes, render_report
 from mcprobe.core.errors import UsageError as _LibraryUsageError
 
 if TYPE_CHECKING:
     from mcprobe.core.baseline import BaselineReport
     from mcprobe.core.report_model import ConformanceReport
+    from mcprobe.core.suppress import RuleOverride
     from mcprobe.core.target_spec import TargetSpec
 
 EXIT_OK = 0
@@ -75,6 +76,8 @@ usage: mcprobe [serve]
        mcprobe audit [options] URL
        mcprobe audit [options] -- COMMAND [ARG ...]
        mcprobe audit [options] --stdio "COMMAND STRING"
+       mcprobe audit [options] --config HOST_CONFIG.json [--server NAME]...
+       mcprobe scan [--json]
        mcprobe badge REPORT.json [--label TEXT] > badge.svg
        mcprobe --version
 
@@ -269,6 +272,8 @@ def _audit_parser(out: TextIO) -> _Parser:
         help="exit 7 when anything got worse than --baseline",
     )
     console.add_arguments(p)
+    audit_many.add_arguments(p)
+    config_file.add_arguments(p)
     return p
 
 
@@ -315,6 +320,7 @@ class AuditInvocation:
     summary: bool = False  # a terminal summary instead of the report on stdout
     baseline: BaselineReport | None = None
     fail_on_regression: bool = False
+    overrides: tuple[RuleOverride, ...] = ()  # per-rule overrides from the config file
 
 
 @dataclass(frozen=True)
@@ -328,6 +334,7 @@ class _AuditArgs:
     fuzz: bool
     output: Path | None
     summary: bool = False
+    overrides: tuple[RuleOverride, ...] = ()
 
 
 def parse_audit(argv: Sequence[str], out: TextIO) -> AuditInvocation:
@@ -343,6 +350,9 @@ def _check_audit_args(argv: Sequence[str], out: TextIO) -> _AuditArgs:
         split = argv.index("--")
         argv, command = argv[:split], argv[split + 1 :]
     ns = _audit_parser(out).parse_args(argv)
+    if ns.config is not None or ns.server or ns.output_dir or ns.parallel:
+        raise UsageError("--server, --output-dir and --parallel need --config FILE (before --)")
+    overrides = _apply_config_file(ns, argv)
 
     targets = [ns.url is not None, ns.stdio is not None, command is not None]
     if sum(targets) != 1:
@@ -387,7 +397,19 @@ def _check_audit_args(argv: Sequence[str], out: TextIO) -> _AuditArgs:
             raise UsageError(
                 f"{ns.url!r} is not an http(s) URL; for a stdio target use -- COMMAND [ARG ...]"
             )
-    return _AuditArgs(ns, command, output_format, fuzz, output, summary)
+    return _AuditArgs(ns, command, output_format, fuzz, output, summary, overrides)
+
+
+def _apply_config_file(ns: argparse.Namespace, argv: Sequence[str]) -> tuple[RuleOverride, ...]:
+    """Defaults and rule overrides from mcprobe.toml / [tool.mcprobe] (the command line wins)."""
+    try:
+        project = config_file.resolve(ns)
+    except config_file.ConfigFileError as exc:
+        raise UsageError(str(exc)) from None
+    if project is None:
+        return ()
+    config_file.apply_defaults(ns, project, argv)
+    return tuple(project.overrides)
 
 
 def _invocation(args: _AuditArgs) -> AuditInvocation:
@@ -440,6 +462,7 @@ def _invocation(args: _AuditArgs) -> AuditInvocation:
         summary=args.summary,
         baseline=_load_baseline(ns.baseline),
         fail_on_regression=ns.fail_on_regression,
+        overrides=args.overrides,
     )
 
 
@@ -562,6 +585,7 @@ def _audit(
             overall_timeout=invocation.overall_timeout,
             progress=progress,
             started=started,
+            overrides=invocation.overrides,
         )
 
     return anyio.run(go)
@@ -579,6 +603,8 @@ def _find(exc: BaseException, kind: type[BaseException]) -> BaseException | None
 
 
 def _run_audit(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
+    if audit_many.wants_config(argv):
+        return audit_many.run_configured(argv, stdout, stderr)
     args = _check_audit_args(argv, stdout)
     started = _prespawn(args)
     try:
@@ -672,7 +698,7 @@ def _audit_and_report(
                 f"(score {_score_text(report)})"
             )
     regressions = _compare_baseline(invocation, report, say)
-    return _gates(invocation, report, say, regressions)
+    return evaluate_gates(invocation, report, say, regressions)
 
 
 def _compare_baseline(
@@ -710,7 +736,7 @@ def _score_text(report: ConformanceReport) -> str:
     return f"{report.overall}/100, grade {report.grade}"
 
 
-def _gates(
+def evaluate_gates(
     invocation: AuditInvocation,
     report: ConformanceReport,
     say: Callable[[str], None],
@@ -757,6 +783,8 @@ def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         if args[0] in ("-h", "--help", "help"):
             stdout.write(_USAGE)
             return EXIT_OK
+        if args[0] == "scan":
+            return audit_many.run_scan(args[1:], stdout)
         if args[0] == "badge":
             from mcprobe.badge_cli import run_badge
 

@@ -102,14 +102,15 @@ class Progress:
     of a tool not seen yet finishes, and one when the last case does (CI logs). ``every``: a
     plain line per finished case (``-v``)."""
 
-    def __init__(self, stderr: TextIO, *, mode: str) -> None:
+    def __init__(self, stderr: TextIO, *, mode: str, prefix: str = "") -> None:
         self._stderr = stderr
         self._mode = mode
+        self._prefix = prefix
         self._tools: set[str] = set()
         self.used = False
 
     async def __call__(self, done: int, total: int, message: str) -> None:
-        text = _printable(f"mcprobe: fuzzing {message}")
+        text = _printable(f"mcprobe: {self._prefix}fuzzing {message}")
         if self._mode == "line":
             self._stderr.write(f"\r\x1b[2K{text}")
         else:
