@@ -12,6 +12,7 @@ stdio, which must answer the next request afterwards.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -30,6 +31,7 @@ from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.audit import AuditOptions, audit_spec
 from tests.targets import RAWSERVER
 from tests.targets.hostile_http import (
+    bomb_server,
     redirect_loop,
     serve,
     server_error,
@@ -405,6 +407,67 @@ async def test_an_http_server_that_accepts_but_never_responds_fails_at_the_conne
         elapsed = time.monotonic() - started
     assert str(info.value) == f"no answer to initialize within {CONNECT:.1f} s"
     assert elapsed < CONNECT + SLACK
+
+
+GIB = 1 << 30
+MAX_RSS_MB = 300
+"""Peak RSS allowed to an ``mcprobe audit`` process that meets a 1 GiB compression bomb (the
+plain audit of the same server peaks near 100 MB; before the decoded-size cap it took ~5 GB)."""
+
+
+async def test_an_http_compression_bomb_is_an_oversize_reply_and_the_healthy_tool_is_audited() -> (
+    None
+):
+    with anyio.fail_after(CONNECT + 60):
+        async with serve(bomb_server(GIB)) as base:
+            spec = TargetSpec("http", url=f"{base}/mcp", connect_timeout=CONNECT, call_timeout=10)
+            started = time.monotonic()
+            report = await audit_spec(spec, fuzz=True, options=AuditOptions(concurrency=1))
+            elapsed = time.monotonic() - started
+    bombs = [r for r in report.fuzz if r.name == "bomb"]
+    assert bombs
+    for bomb in bombs:
+        assert "exceeds the 4194304-byte cap" in (bomb.note or ""), bomb.note
+    oversize = next(f for f in report.findings if f.code == "server.oversize_message")
+    assert "(cap 4194304)" in oversize.message
+    healthy_echo(report)
+    valid_output(report)
+    assert elapsed < 10 + SLACK * 2
+
+
+def _audit_rss(url: str) -> tuple[int, dict[str, Any], int]:
+    """Run ``mcprobe audit`` on ``url`` in a child process; (exit status, JSON report, peak RSS
+    in KiB of that child alone, from ``wait4``). Its address space is capped at 4 GiB, so a
+    regression fails with MemoryError instead of taking the machine's memory."""
+    import resource
+    import subprocess
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (4 * GIB, 4 * GIB))
+
+    argv = [PY, "-m", "mcprobe.cli", "audit", "--fuzz", "--json", "--concurrency", "1"]
+    child = subprocess.Popen(
+        [*argv, "--timeout", "10", url],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=str(ROOT),
+        preexec_fn=limit,
+    )
+    assert child.stdout is not None
+    out = child.stdout.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    return child.returncode, json.loads(out) if out.strip() else {}, usage.ru_maxrss
+
+
+async def test_an_mcprobe_audit_of_a_1_gib_compression_bomb_stays_under_the_memory_bound() -> None:
+    with anyio.fail_after(120):
+        async with serve(bomb_server(GIB)) as base:
+            status, report, rss_kib = await anyio.to_thread.run_sync(_audit_rss, f"{base}/mcp")
+    assert status == 0, report
+    bombs = [r for r in report["fuzz"] if r["name"] == "bomb"]
+    assert bombs and all("exceeds the 4194304-byte cap" in (r["note"] or "") for r in bombs)
+    assert rss_kib < MAX_RSS_MB * 1024, f"peak RSS {rss_kib // 1024} MB"
 
 
 # --------------------------------------------------------------- through mcprobe's server

@@ -482,6 +482,7 @@ async def _wire(
         bearer=spec.bearer,
         http_timeout=attempt.budget,
         log=attempt.http,
+        max_response_bytes=max_message_bytes,
     ) as (read, write):
         yield read, write
 
@@ -510,6 +511,7 @@ async def _own_connection(
                 if attempt.kind != "stdio":
                     session.send_version_header = True
                     session.max_result_bytes = max_bytes
+                    attempt.http.on_oversize = session.record_oversize
                 snapshot = await _handshake(session, attempt, page_cap)
                 connection = TargetConnection(
                     attempt.spec,

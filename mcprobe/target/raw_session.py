@@ -228,12 +228,17 @@ class RawSession:
             if exc.request_id is not None:
                 self._note_anomaly(exc.request_id, RequestFailed("too_deep", f"{exc}; dropped"))
         elif isinstance(exc, OversizeReply):
-            self._note_oversize(exc.size, exc.limit)
-            if exc.request_id is not None:
-                self._note_anomaly(exc.request_id, RequestFailed("oversize", str(exc)))
+            self.record_oversize(exc)
         else:
             # Transports other than ours report undecodable messages as plain exceptions.
             self._bump(self._invalid, f"{type(exc).__name__}: {exc}")
+
+    def record_oversize(self, exc: OversizeReply) -> None:
+        """A reply over the size cap (stdio: on the wire; HTTP: ``http_cap``, after
+        decompression): a finding, and the outcome of the request it answers."""
+        self._note_oversize(exc.size, exc.limit)
+        if exc.request_id is not None:
+            self._note_anomaly(exc.request_id, RequestFailed("oversize", str(exc)))
 
     def observe_reply(self, request_id: RequestId | None) -> None:
         """Called for every reply on the wire before the dispatcher matches it: count the

@@ -6,6 +6,9 @@
 - ``echo_secrets``: a minimal Streamable HTTP MCP server (JSON responses) that echoes the
   ``Authorization`` and ``X-Api-Key`` headers it received in serverInfo, instructions, tool
   descriptions, tool results and error texts.
+- ``bomb_server(decoded)``: a minimal Streamable HTTP MCP server (JSON responses) with a
+  healthy ``echo`` tool and a ``bomb`` tool whose reply is gzip that inflates to ``decoded``
+  bytes (1 GiB: about 1 MB on the wire), streamed without ever holding it inflated.
 - ``silent_socket()``: a socket that listens (the kernel accepts) but never answers.
 """
 
@@ -13,6 +16,8 @@ from __future__ import annotations
 
 import json
 import socket
+import struct
+import zlib
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
@@ -105,6 +110,98 @@ async def echo_secrets(scope: Scope, receive: Receive, send: Send) -> None:
     else:
         reply["error"] = {"code": -32601, "message": f"no {method}; {heard}", "data": heard}
     await _respond(send, 200, json.dumps(reply).encode(), [(b"content-type", b"application/json")])
+
+
+_BLOCK = 1 << 20
+
+
+def _full_flushed(compressor: Any, data: bytes) -> bytes:
+    return bytes(compressor.compress(data) + compressor.flush(zlib.Z_FULL_FLUSH))
+
+
+def gzip_bomb(prefix: bytes, decoded: int, suffix: bytes) -> Iterator[bytes]:
+    """A gzip body that inflates to ``prefix`` + ``decoded`` bytes of "A" + ``suffix``, made
+    in milliseconds: after a full flush a deflate stream starts afresh, so every 1 MiB block of
+    "A" compresses to the same ~1 KiB, computed once; header and trailer are written by hand."""
+    raw = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    block = b"A" * _BLOCK
+    yield b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff" + _full_flushed(raw, prefix)
+    blocks, rest = divmod(decoded, _BLOCK)
+    packed = _full_flushed(raw, block) if blocks else b""
+    crc = zlib.crc32(prefix)
+    for _ in range(blocks):
+        crc = zlib.crc32(block, crc)
+        yield packed
+    tail = b"A" * rest + suffix
+    crc = zlib.crc32(tail, crc)
+    size = len(prefix) + decoded + len(suffix)
+    yield raw.compress(tail) + raw.flush() + struct.pack("<II", crc, size & 0xFFFFFFFF)
+
+
+def bomb_server(decoded: int) -> ASGIApp:
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        if scope["method"] != "POST":
+            await _respond(send, 405)
+            return
+        body = b""
+        while True:
+            event = await receive()
+            body += event.get("body", b"")
+            if not event.get("more_body"):
+                break
+        message: dict[str, Any] = json.loads(body)
+        if "id" not in message:
+            await _respond(send, 202)
+            return
+        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"]}
+        method = message.get("method")
+        params = message.get("params") or {}
+        if method == "initialize":
+            reply["result"] = {
+                "protocolVersion": params["protocolVersion"],
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "bomb", "version": "1.0"},
+            }
+        elif method == "tools/list":
+            schema = {"type": "object", "properties": {"x": {"type": "string"}}}
+            reply["result"] = {
+                "tools": [
+                    {
+                        "name": name,
+                        "description": f"the {name} tool",
+                        "inputSchema": schema,
+                        "annotations": {"readOnlyHint": True},
+                    }
+                    for name in ("echo", "bomb")
+                ]
+            }
+        elif method == "tools/call" and params.get("name") == "bomb":
+            head = (
+                json.dumps(reply)[:-1].encode()
+                + b', "result": {"content": [{"type": "text", "text": "'
+            )
+            headers = [
+                (b"content-type", b"application/json"),
+                (b"content-encoding", b"gzip"),
+            ]
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            for piece in gzip_bomb(head, decoded, b'"}]}}'):
+                await send({"type": "http.response.body", "body": piece, "more_body": True})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        elif method == "tools/call":
+            text = json.dumps(params.get("arguments"))
+            reply["result"] = {"content": [{"type": "text", "text": text}]}
+        else:
+            reply["error"] = {"code": -32601, "message": f"no {method}"}
+        await _respond(
+            send, 200, json.dumps(reply).encode(), [(b"content-type", b"application/json")]
+        )
+
+    return app
 
 
 @asynccontextmanager

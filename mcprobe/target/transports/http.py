@@ -9,7 +9,7 @@ travel only on the ``httpx2.AsyncClient``; nothing here puts them in a message.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -20,6 +20,9 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
+
+from mcprobe.target.transports.http_cap import ACCEPT_ENCODING, CappedTransport
+from mcprobe.target.wire_events import OversizeReply
 
 __all__ = ["HttpLog", "HttpStatus", "open_http", "status_phrase"]
 
@@ -41,6 +44,12 @@ class HttpLog:
     """Every HTTP response status seen on one connection attempt, in order."""
 
     statuses: list[HttpStatus] = field(default_factory=list)
+    on_oversize: Callable[[OversizeReply], None] | None = None
+    """Set by the connection once its session exists: hears of every body cut at the cap."""
+
+    def oversize(self, event: OversizeReply) -> None:
+        if self.on_oversize is not None:
+            self.on_oversize(event)
 
     async def hook(self, response: httpx2.Response) -> None:
         challenge = response.headers.get("www-authenticate")
@@ -71,7 +80,8 @@ def status_phrase(status: int) -> str:
 
 
 def _headers(spec_headers: dict[str, str], bearer: str | None) -> dict[str, str]:
-    headers = dict(spec_headers)
+    # Only the codings http_cap decodes itself (streamed, capped on the decoded size).
+    headers = {"Accept-Encoding": ACCEPT_ENCODING, **spec_headers}
     if bearer:
         headers["Authorization"] = f"Bearer {bearer}"
     return headers
@@ -86,17 +96,26 @@ async def open_http(
     bearer: str | None,
     http_timeout: float,
     log: HttpLog,
+    max_response_bytes: int,
 ) -> AsyncIterator[tuple[ReadStream[SessionMessage | Exception], WriteStream[SessionMessage]]]:
     """Open one HTTP transport. ``http_timeout`` bounds each HTTP operation (connect, write, pool);
-    the overall connect deadline is the caller's cancel scope."""
+    the overall connect deadline is the caller's cancel scope. Every response body is capped at
+    ``max_response_bytes`` after decompression (``http_cap``)."""
     all_headers = _headers(headers, bearer)
     hooks: dict[str, list[Any]] = {"response": [log.hook]}
+
+    def capped() -> CappedTransport:
+        transport = CappedTransport(httpx2.AsyncHTTPTransport(), max_response_bytes)
+        transport.report = log.oversize
+        return transport
+
     if kind == "streamable":
         async with (
             httpx2.AsyncClient(
                 headers=all_headers,
                 timeout=httpx2.Timeout(http_timeout, read=_SSE_READ_TIMEOUT),
                 event_hooks=hooks,
+                transport=capped(),
             ) as http,
             streamable_http_client(url, http_client=http, terminate_on_close=True) as (read, write),
         ):
@@ -108,7 +127,9 @@ async def open_http(
         timeout: httpx2.Timeout | None = None,
         auth: httpx2.Auth | None = None,
     ) -> httpx2.AsyncClient:
-        return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth, event_hooks=hooks)
+        return httpx2.AsyncClient(
+            headers=headers, timeout=timeout, auth=auth, event_hooks=hooks, transport=capped()
+        )
 
     async with sse_client(
         url,
