@@ -269,6 +269,20 @@ def lone_surrogates(outcome: Outcome) -> None:
     healthy_echo(report)
 
 
+def unsupported_protocol_version(outcome: Outcome) -> None:
+    report = report_of(outcome)
+    assert report.server.protocol_version == "1999-01-01"
+    finding = next(f for f in report.findings if f.code == "server.unsupported_protocol_version")
+    assert finding.message.startswith(
+        'the server answered initialize with protocolVersion "1999-01-01": not a supported MCP '
+        "protocol version (supported: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25)"
+    )
+    metadata = next(d for d in report.dimensions if d.key == "metadata")
+    assert any("unsupported protocol version" in reason for reason in metadata.reasons)
+    assert report.grade != "A"  # everything else about this server is in order
+    healthy_echo(report)  # the audit went on
+
+
 @dataclass(frozen=True)
 class Hostile:
     """One misbehaving stdio target: rawserver argv words, the timeout that bounds it, and what
@@ -324,6 +338,12 @@ STDIO_CATALOGUE = [
     Hostile("deep_tools_page", ("deep_page2", "tools=echo,fail"), 0, deep_tools_page),
     Hostile("deep_result", ("tools=echo,deep_result",), 0, deep_result),
     Hostile("lone_surrogates", ("surrogates", "tools=echo,half_emoji"), 0, lone_surrogates),
+    Hostile(
+        "unsupported_protocol_version",
+        ("protocol=1999-01-01", "tools=echo"),
+        0,
+        unsupported_protocol_version,
+    ),
     Hostile("unknown_tool_succeeds", ("unknown_success", "tools=echo"), 0, unknown_tool_succeeds),
 ]
 

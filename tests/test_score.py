@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from mcprobe.core.model import (
@@ -17,6 +19,7 @@ from mcprobe.core.model import (
     ToolCases,
 )
 from mcprobe.core.score import deduction_fix, grade_for, round_half_up, score_server
+from tests.synthetic_audits import clean_audit
 
 LONG_INSTRUCTIONS = "Call divide with two numbers; set_mode switches the rounding mode."
 
@@ -490,3 +493,17 @@ def test_overall_rounds_half_up_at_the_grade_boundary(p50: float, overall: int, 
     assert [d.score for d in score.dimensions][:3] == [9.0, 10.0, 10.0]
     assert score.overall == overall
     assert score.grade == grade
+
+
+def test_an_unsupported_protocol_version_costs_metadata_and_keeps_a_server_out_of_grade_a() -> None:
+    audit = clean_audit()
+    assert score_server(audit.snapshot, (), None).grade == "A"  # the control
+    odd = replace(audit.snapshot, protocol_version="1999-01-01")
+    score = score_server(odd, (), None)
+    metadata = next(d for d in score.dimensions if d.key == "metadata")
+    assert metadata.score == 6.0
+    assert '−4: unsupported protocol version "1999-01-01" negotiated' in metadata.reasons
+    assert score.grade != "A"
+    assert deduction_fix("metadata", metadata.reasons[0]) is not None
+    supported = replace(audit.snapshot, protocol_version="2024-11-05")
+    assert score_server(supported, (), None).grade == "A"

@@ -21,13 +21,25 @@ version itself is a finding of its own, ``server.unsupported_protocol_version``)
 
 from __future__ import annotations
 
+import json
+
 from mcprobe.core.model import JSON
 
-__all__ = ["FALLBACK_VERSION", "KNOWN_VERSIONS", "describe", "result_shape_problems"]
+__all__ = [
+    "FALLBACK_VERSION",
+    "HANDSHAKE_VERSIONS",
+    "KNOWN_VERSIONS",
+    "describe",
+    "result_shape_problems",
+    "version_problem",
+]
 
 KNOWN_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
 """Every MCP protocol revision mcprobe knows the result schema of, oldest first."""
 
+HANDSHAKE_VERSIONS = KNOWN_VERSIONS[:4]
+"""The revisions an ``initialize`` handshake can negotiate (2026-07-28 is stateless: no
+``initialize`` at all)."""
 FALLBACK_VERSION = "2025-11-25"
 """The schema applied when the negotiated version is unknown: the newest one reachable through
 ``initialize``, which is what mcprobe offers."""
@@ -138,6 +150,25 @@ def result_shape_problems(result: JSON, protocol_version: str | None) -> tuple[s
     if "_meta" in result and not isinstance(result["_meta"], dict):
         problems.append(f"`_meta` is a {_json_type(result['_meta'])}, not an object")
     return tuple(problems)
+
+
+def version_problem(version: str | None) -> str | None:
+    """Why the protocol version a server answered ``initialize`` with is unsupported, or None
+    when it is one mcprobe (and the SDKs) speak. None for a missing version too: that is a schema
+    problem of the reply (``server.invalid_initialize``)."""
+    if version is None or version in HANDSHAKE_VERSIONS:
+        return None
+    shown = json.dumps(version[:40], ensure_ascii=True)
+    supported = ", ".join(HANDSHAKE_VERSIONS)
+    if version in KNOWN_VERSIONS:
+        why = "a stateless-era revision that an initialize handshake cannot negotiate"
+    else:
+        why = "not a supported MCP protocol version"
+    return (
+        f"the server answered initialize with protocolVersion {shown}: {why} "
+        f"(supported: {supported}); mcprobe went on with the {FALLBACK_VERSION} rules, which the "
+        "server may not follow"
+    )
 
 
 def describe(problems: tuple[str, ...], protocol_version: str | None) -> str:

@@ -33,6 +33,7 @@ removes it, so the report's "Recommended fixes" can cover every deduction.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import statistics
@@ -49,6 +50,7 @@ from mcprobe.core.model import (
     ServerSnapshot,
     Severity,
 )
+from mcprobe.core.result_shape import version_problem
 
 __all__ = [
     "DIMENSION_NAMES",
@@ -140,11 +142,25 @@ def metadata_dimension(snapshot: ServerSnapshot) -> Dimension:
             (1, f"`instructions` are only {len(instructions)} characters (< {MIN_INSTRUCTIONS})")
         )
     deductions.extend(_capability_deductions(snapshot))
+    deductions.extend(_version_deductions(snapshot))
     score = 10.0 - sum(points for points, _ in deductions)
     reasons = [f"−{_fmt(points)}: {why}" for points, why in deductions]
     if not reasons:
         reasons.append("name, version, title, instructions and capabilities are all in order")
     return _dimension("metadata", score, reasons)
+
+
+UNSUPPORTED_VERSION_POINTS = 4.0
+"""Metadata points an unsupported negotiated protocol version costs: the server says it speaks a
+protocol no client knows, so nothing else it declares can be taken at its word."""
+
+
+def _version_deductions(snapshot: ServerSnapshot) -> list[tuple[float, str]]:
+    version = snapshot.protocol_version
+    if version_problem(version) is None:
+        return []
+    shown = json.dumps((version or "")[:40], ensure_ascii=True)
+    return [(UNSUPPORTED_VERSION_POINTS, f"unsupported protocol version {shown} negotiated")]
 
 
 def _capability_deductions(snapshot: ServerSnapshot) -> list[tuple[float, str]]:
@@ -367,6 +383,12 @@ def liveness_dimension(fuzz: FuzzRun | None) -> Dimension:
 
 _DEDUCTION = re.compile(r"^−\d+(?:\.\d+)?: (?P<why>.+)$")
 _DEDUCTION_FIXES: tuple[tuple[str, re.Pattern[str], str], ...] = (
+    (
+        "metadata",
+        re.compile(r"unsupported protocol version"),
+        "Answer initialize with a supported protocolVersion: the client's when you support it, "
+        "else the newest you do (2024-11-05 to 2025-11-25); the MCP SDKs negotiate this.",
+    ),
     (
         "metadata",
         re.compile(r"no server `name` in serverInfo"),

@@ -33,6 +33,7 @@ from pydantic import ValidationError
 
 from mcprobe.core.errors import ConnectFailed
 from mcprobe.core.model import JSON, Finding, Location, RawCall, RawKind, ServerSnapshot, Severity
+from mcprobe.core.result_shape import version_problem
 from mcprobe.core.target_spec import TargetSpec, scrub
 from mcprobe.core.version import __version__
 from mcprobe.target.raw_session import RawSession, RequestFailed, open_raw_session
@@ -376,6 +377,7 @@ async def _handshake(session: RawSession, attempt: _Attempt, page_cap: int) -> S
         )
     protocol_version = _text(init.get("protocolVersion"))
     session.protocol_version = protocol_version
+    findings.extend(_version_findings(protocol_version))
     await session.notify("notifications/initialized", None)
 
     attempt.phase = "listing"
@@ -416,6 +418,23 @@ async def _handshake(session: RawSession, attempt: _Attempt, page_cap: int) -> S
         server_info=server_info,
         listing_findings=tuple(findings),
     )
+
+
+def _version_findings(protocol_version: str | None) -> list[Finding]:
+    """Version honesty: an unsupported negotiated version is named; the audit goes on (see
+    docs/checks.md, ``server.unsupported_protocol_version``)."""
+    problem = version_problem(protocol_version)
+    if problem is None:
+        return []
+    return [
+        _finding(
+            "server.unsupported_protocol_version",
+            Severity.WARNING,
+            problem,
+            "answer initialize with the client's protocolVersion when you support it, else with "
+            "the newest version you support; the SDKs negotiate this for you",
+        )
+    ]
 
 
 async def _lost_while(attempt: _Attempt, doing: str, failure: RequestFailed) -> ConnectFailed:

@@ -39,6 +39,7 @@ Keys:
   tools=A,B       list only these tools (in this order)
   huge_mb=N       size of the ``huge`` reply in MiB (default 30)
   flood=N         notifications sent by ``notify_flood`` (default 100000)
+  protocol=V      answer initialize with protocolVersion V (default: the client's)
   depth=N         nesting of ``deep_page2`` and ``deep_result`` (default 5000)
 """
 
@@ -203,7 +204,8 @@ class RawServer:
         self.reply(
             rid,
             {
-                "protocolVersion": params.get("protocolVersion", "2025-11-25"),
+                "protocolVersion": self.keys.get("protocol")
+                or params.get("protocolVersion", "2025-11-25"),
                 "capabilities": self.capabilities(),
                 "serverInfo": self.server_info(),
                 "instructions": self.instructions(),
