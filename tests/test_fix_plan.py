@@ -133,25 +133,26 @@ def test_time_server_report_maps_every_deduction_to_a_fix() -> None:
         "liveness": 0.0,
     }
     plan = plan_fixes(report)
+    assert report.fixes == plan  # computed once, by build_report, into the report
     assert not plan.empty
-    assert plan.uncovered == ()
+    assert plan.uncovered == []
     assert len(plan.metadata) == 4
     assert any("`serverInfo.title`" in fix for fix in plan.metadata)
     assert any("Send `instructions`" in fix for fix in plan.metadata)
-    assert [(f.key, f.tools) for f in plan.behaviour] == [
-        ("rejectedValid", ("get_current_time",)),
-        ("rejectedValid", ("convert_time",)),
+    assert [(f.kind, f.tools) for f in plan.behaviour] == [
+        ("rejectedValid", ["get_current_time"]),
+        ("rejectedValid", ["convert_time"]),
     ]
 
 
 def test_same_internal_error_from_every_tool_is_one_protocol_level_fix() -> None:
     plan = plan_fixes(everything_report())
     (fix,) = plan.behaviour
-    assert fix.key == "internalError"
-    assert fix.tools == tuple(EVERYTHING_TOOLS)
-    assert fix.kinds == ("non_object_arguments",)
+    assert fix.kind == "internalError"
+    assert fix.tools == list(EVERYTHING_TOOLS)
+    assert fix.case_kinds == ["non_object_arguments"]
     assert fix.protocol_level
-    assert plan.uncovered == ()
+    assert plan.uncovered == []
 
 
 def test_a_tool_answering_the_case_differently_makes_it_not_protocol_level() -> None:
@@ -160,7 +161,7 @@ def test_a_tool_answering_the_case_differently_makes_it_not_protocol_level() -> 
         for n in ("a", "b")
     ] + [result("c", "non_object_arguments", Outcome.PROTOCOL_ERROR, [], error_code=-32602)]
     (fix,) = plan_fixes(audit(server(["a", "b", "c"]), results)).behaviour
-    assert fix.tools == ("a", "b")
+    assert fix.tools == ["a", "b"]
     assert not fix.protocol_level
 
 
@@ -176,7 +177,7 @@ def test_tools_failing_in_their_own_words_are_grouped_but_not_protocol_level() -
         for n in ("a", "b")
     ]
     (fix,) = plan_fixes(audit(server(["a", "b"]), results)).behaviour
-    assert (fix.key, fix.tools, fix.protocol_level) == ("silentlyAccepted", ("a", "b"), False)
+    assert (fix.kind, fix.tools, fix.protocol_level) == ("silentlyAccepted", ["a", "b"], False)
 
 
 def test_different_problems_or_case_kinds_stay_separate_fixes() -> None:
@@ -186,10 +187,10 @@ def test_different_problems_or_case_kinds_stay_separate_fixes() -> None:
         result("c", "wrong_type:x", Outcome.PROTOCOL_ERROR, {"x": 1}, error_code=-32603),
     ]
     plan = plan_fixes(audit(server(["a", "b", "c"]), results))
-    assert [(f.key, f.tools) for f in plan.behaviour] == [
-        ("silentlyAccepted", ("a",)),
-        ("silentlyAccepted", ("b",)),
-        ("internalError", ("c",)),
+    assert [(f.kind, f.tools) for f in plan.behaviour] == [
+        ("silentlyAccepted", ["a"]),
+        ("silentlyAccepted", ["b"]),
+        ("internalError", ["c"]),
     ]
 
 
@@ -198,9 +199,9 @@ def test_rejected_valid_calls_group_only_when_the_answer_is_identical() -> None:
     same = [result(n, "valid", Outcome.TOOL_ERROR, {}, message=refusal) for n in ("a", "b")]
     other = result("c", "valid", Outcome.TOOL_ERROR, {}, message="bad input")
     plan = plan_fixes(audit(server(["a", "b", "c"]), [*same, other]))
-    assert [(f.key, f.tools, f.protocol_level) for f in plan.behaviour] == [
-        ("rejectedValid", ("a", "b"), False),  # c was sent a valid call and answered otherwise
-        ("rejectedValid", ("c",), False),
+    assert [(f.kind, f.tools, f.protocol_level) for f in plan.behaviour] == [
+        ("rejectedValid", ["a", "b"], False),  # c was sent a valid call and answered otherwise
+        ("rejectedValid", ["c"], False),
     ]
     (alone,) = plan_fixes(audit(server(["a", "b"]), same)).behaviour
     assert alone.protocol_level
@@ -216,11 +217,11 @@ def test_a_clean_fuzzed_server_has_an_empty_plan() -> None:
 def test_latency_penalty_gets_its_own_fix() -> None:
     results = [result("a", "valid", Outcome.OK, {}, message="fine", latency_ms=600.0)]
     plan = plan_fixes(audit(server(["a"]), results))
-    assert plan.other == (
+    assert plan.other == [
         "Answer valid calls faster: their p50 latency is 600 ms, over the 200 ms budget "
-        "(−0.5 per 100 ms over); move slow work off the call path, or cache it.",
-    )
-    assert plan.uncovered == ()
+        "(−0.5 per 100 ms over); move slow work off the call path, or cache it."
+    ]
+    assert plan.uncovered == []
 
 
 def test_unknown_tool_answered_with_an_internal_error_needs_a_fix() -> None:
@@ -228,15 +229,15 @@ def test_unknown_tool_answered_with_an_internal_error_needs_a_fix() -> None:
     report = audit(server(["a"]), [result("a", "valid", Outcome.OK, {}, message="x")], probe=probe)
     plan = plan_fixes(report)
     assert plan.unknown_tool is not None
-    assert "internal error (-32603)" in plan.unknown_tool[1]
-    assert plan.uncovered == ()
+    assert "internal error (-32603)" in plan.unknown_tool.why
+    assert plan.uncovered == []
 
 
 def test_a_deduction_with_no_known_fix_is_listed_as_uncovered() -> None:
     report = audit(server(["a"]), [result("a", "valid", Outcome.OK, {}, message="x")])
     odd = DimensionOut(key="metadata", name="Metadata", score=9.0, measured=True, reasons=["odd"])
     report = report.model_copy(update={"dimensions": [odd]})
-    assert plan_fixes(report).uncovered == (odd,)
+    assert plan_fixes(report).uncovered == ["metadata"]
 
 
 def test_a_crash_fix_covers_the_calls_that_died_with_the_target() -> None:
@@ -254,5 +255,5 @@ def test_a_crash_fix_covers_the_calls_that_died_with_the_target() -> None:
         snapshot, (), score_server(snapshot, (), fuzz), fuzz, mcprobe_version="0.1.0"
     )
     plan = plan_fixes(report)
-    assert [(f.key, f.tools) for f in plan.behaviour] == [("crash", ("a",))]
-    assert plan.uncovered == ()
+    assert [(f.kind, f.tools) for f in plan.behaviour] == [("crash", ["a"])]
+    assert plan.uncovered == []

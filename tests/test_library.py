@@ -15,7 +15,7 @@ import pytest
 
 import mcprobe
 from mcprobe.core.errors import ConnectFailed, UsageError
-from mcprobe.core.report_model import ConformanceReport
+from mcprobe.core.report_model import SCHEMA_VERSION, ConformanceReport
 from tests.http_demo import http_demo_target
 from tests.report_samples import sample_report
 
@@ -45,7 +45,7 @@ def test_every_public_name_resolves() -> None:
 def test_render_report_speaks_every_format() -> None:
     report = sample_report()
     assert mcprobe.render_report(report).startswith("# ")
-    assert json.loads(mcprobe.render_report(report, "json"))["schemaVersion"] == "1.0"
+    assert json.loads(mcprobe.render_report(report, "json"))["schemaVersion"] == SCHEMA_VERSION
     sarif = json.loads(mcprobe.render_report(report, "sarif", sarif_artifact="README.md"))
     location = sarif["runs"][0]["results"][0]["locations"][0]
     assert location["physicalLocation"]["artifactLocation"]["uri"] == "README.md"

@@ -25,6 +25,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from mcprobe.core.model import Outcome
+from mcprobe.core.report_build import derive_verdicts
 from mcprobe.core.report_model import ConformanceReport, FuzzResultOut, SkippedToolOut
 from mcprobe.report.markdown import CLEAN, NO_CRITICAL, render_markdown
 from tests.synthetic_audits import (
@@ -180,7 +181,9 @@ def test_fuzzed_server_without_critical_behaviour_says_so() -> None:
     audit = died_audit()
     assert audit.fuzz is not None
     healthy = [r for r in build(audit).fuzz if r.outcome == "ok"]
-    report = build(audit).model_copy(update={"fuzz": healthy, "crashed_by": None, "critical": []})
+    report = derive_verdicts(
+        build(audit).model_copy(update={"fuzz": healthy, "crashed_by": None, "critical": []})
+    )
     lines = render_markdown(report).splitlines()
     assert NO_CRITICAL in lines
     assert not any(line.startswith("⚠") for line in lines)
@@ -349,7 +352,8 @@ def test_nothing_to_fix_appears_only_when_nothing_was_deducted() -> None:
 def test_a_deduction_no_fix_explains_is_listed_with_its_reasons() -> None:
     report = build(clean_audit())
     odd = report.dimensions[0].model_copy(update={"score": 9.0, "reasons": ["−1: odd thing"]})
-    fixes = fix_lines(report.model_copy(update={"dimensions": [odd, *report.dimensions[1:]]}))
+    edited = report.model_copy(update={"dimensions": [odd, *report.dimensions[1:]]})
+    fixes = fix_lines(derive_verdicts(edited))
     assert fixes == [
         "1. **Metadata & Documentation** (9/10): remove the deductions listed under Dimensions",
         "   - −1: odd thing",

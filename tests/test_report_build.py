@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from mcprobe.core.model import Outcome, Severity
+from mcprobe.core.model import CaseResult, Outcome, Severity
 from mcprobe.core.report_build import (
     build_report,
     critical_lines,
     critical_problems,
-    problem_keys,
+    to_result_out,
     unknown_tool_problem,
 )
 from mcprobe.core.report_model import ConformanceReport, TargetOut
+from mcprobe.core.verdicts import problem_keys as verdict_keys
 from tests.synthetic_audits import (
     VERSION,
     Audit,
@@ -22,6 +23,10 @@ from tests.synthetic_audits import (
     flawed_audit,
     result,
 )
+
+
+def problem_keys(result: CaseResult) -> list[str]:
+    return verdict_keys(to_result_out(result))
 
 
 def build(audit: Audit) -> ConformanceReport:

@@ -8,7 +8,7 @@ from typing import Any
 
 import jsonschema
 
-from mcprobe.core.report_model import ConformanceReport
+from mcprobe.core.report_model import SCHEMA_VERSION, ConformanceReport
 from mcprobe.report.json_report import render_json, report_schema_text
 from tests.report_samples import clean_report, sample_report
 
@@ -47,7 +47,7 @@ def test_the_schema_rejects_a_report_with_an_unknown_outcome() -> None:
 def test_json_is_camel_case_and_starts_with_the_versions() -> None:
     data = json.loads(render_json(sample_report()))
     assert list(data)[:2] == ["schemaVersion", "mcprobeVersion"]
-    assert data["schemaVersion"] == "1.0"
+    assert data["schemaVersion"] == SCHEMA_VERSION
     assert "silentlyAccepted" in data["fuzz"][0]
     assert data["target"]["envNames"] == ["API_KEY"]
 
@@ -63,5 +63,5 @@ def test_json_is_deterministic_two_space_ascii() -> None:
     first = render_json(sample_report())
     assert first == render_json(sample_report())
     assert first.isascii()
-    assert first.startswith('{\n  "schemaVersion": "1.0",\n')
+    assert first.startswith(f'{{\n  "schemaVersion": "{SCHEMA_VERSION}",\n')
     assert first.endswith("}\n")

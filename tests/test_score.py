@@ -18,7 +18,8 @@ from mcprobe.core.model import (
     Severity,
     ToolCases,
 )
-from mcprobe.core.score import deduction_fix, grade_for, round_half_up, score_server
+from mcprobe.core.score import grade_for, round_half_up, score_server
+from mcprobe.core.verdicts import VERDICTS_BY_KEY, deduction_fix, deduction_reason
 from tests.synthetic_audits import clean_audit
 
 LONG_INSTRUCTIONS = "Call divide with two numbers; set_mode switches the rounding mode."
@@ -366,27 +367,46 @@ def test_every_metadata_and_latency_deduction_maps_to_a_fix() -> None:
         *score_server(short, [], slow).dimensions,
     ]
     deductions = [
-        (d.key, r)
+        deduction
         for d in dimensions
         if d.key in ("metadata", "liveness")
-        for r in d.reasons
-        if r.startswith("−")
+        for deduction in d.deductions
     ]
     assert len(deductions) == 10
-    fixes = [deduction_fix(key, reason) for key, reason in deductions]
-    assert None not in fixes
-    assert "Serve prompts, or stop advertising the `prompts` capability" in " ".join(
-        map(str, fixes)
+    lines = [r for d in dimensions for r in d.reasons if r.startswith("−")]
+    assert [deduction_reason(d) for d in deductions] == lines
+    fixes = [deduction_fix(d.cause, d.params) for d in deductions]
+    assert all(fixes)
+    assert "Serve prompts, or stop advertising the `prompts` capability" in " ".join(fixes)
+    assert "p50 latency is 450 ms" in " ".join(fixes)
+
+
+def test_a_deduction_names_its_verdict_and_carries_the_parameters_of_its_texts() -> None:
+    short = score_server(snapshot(1, instructions="Hi."), [], None).dimensions[0]
+    (deduction,) = [d for d in short.deductions if d.cause == "shortInstructions"]
+    assert deduction.dimension == "metadata"
+    assert dict(deduction.params) == {"length": "3", "minimum": "40"}
+    assert deduction_reason(deduction) == "−1: `instructions` are only 3 characters (< 40)"
+    assert deduction_fix(deduction.cause, deduction.params).startswith(
+        "Expand `instructions` to at least 40 characters"
     )
-    assert "p50 latency is 450 ms" in " ".join(map(str, fixes))
+    assert set(VERDICTS_BY_KEY) >= {d.cause for d in short.deductions}
+    with pytest.raises(KeyError):
+        deduction_fix("noSuchVerdict")
 
 
-def test_deduction_fix_knows_only_its_own_deduction_lines() -> None:
-    title = "−1: no human-readable `title` in serverInfo"
-    assert deduction_fix("metadata", title) is not None
-    assert deduction_fix("liveness", title) is None  # another dimension's line
-    assert deduction_fix("metadata", "no title") is None  # not a deduction line
-    assert deduction_fix("errorHandling", "−2: silently accepted (1): a wrong_type:x") is None
+def test_fuzz_deductions_list_their_cases_and_tools() -> None:
+    fuzz = run(
+        [
+            case("a", "wrong_type:x", Outcome.OK),
+            case("b", "missing_required:y", Outcome.OK),
+        ]
+    )
+    errors = score_server(snapshot(2), [], fuzz).dimensions[2]
+    (deduction,) = errors.deductions
+    assert (deduction.cause, deduction.amount) == ("silentlyAccepted", 10.0)
+    assert deduction.cases == ("a wrong_type:x", "b missing_required:y")
+    assert deduction.tools == ("a", "b")
 
 
 @pytest.mark.parametrize(
@@ -504,6 +524,7 @@ def test_an_unsupported_protocol_version_costs_metadata_and_keeps_a_server_out_o
     assert metadata.score == 6.0
     assert '−4: unsupported protocol version "1999-01-01" negotiated' in metadata.reasons
     assert score.grade != "A"
-    assert deduction_fix("metadata", metadata.reasons[0]) is not None
+    (deduction,) = [d for d in metadata.deductions if d.cause == "unsupportedProtocolVersion"]
+    assert deduction_fix(deduction.cause, deduction.params).startswith("Answer initialize")
     supported = replace(audit.snapshot, protocol_version="2024-11-05")
     assert score_server(supported, (), None).grade == "A"

@@ -1,15 +1,15 @@
-"""The report's "Recommended fixes" as data (SPEC §7 item 7), read from a ``ConformanceReport``.
+"""The report's "Recommended fixes" as data (SPEC §7 item 7), computed once from a
+``ConformanceReport`` into its ``fixes`` (``FixPlanOut``); renderers only format it.
 
-Pure and deterministic. The Markdown renderer turns a ``FixPlan`` into the numbered list; this
-module decides *what* is in it:
+Pure and deterministic. This module decides *what* is in the list:
 
 - **Every deduction maps to a fix.** Schema Quality deductions are lint findings (one fix per
-  code); Metadata deductions map line by line through ``score.deduction_fix``; Error Handling and
-  Liveness deductions are fuzz results, grouped into behavioural fixes (``behaviour_fixes``); the
-  latency penalty maps through ``score.deduction_fix`` too. A dimension that lost points and is
-  still covered by no fix (a report from elsewhere, an unforeseen reason) is listed in
-  ``uncovered`` with its reasons, so "Nothing to fix" appears only when nothing was deducted and
-  nothing else needs fixing.
+  code, ``lint``); every other deduction is a ``DeductionOut`` naming its verdict, whose fix text
+  comes from the catalogue (``core/verdicts.py``) with the deduction's parameters: Metadata ones
+  into ``metadata``, the fuzz ones through the behavioural groups (``behaviour_fixes``), the rest
+  (e.g. latency) into ``other``. A dimension that lost points and is still covered by no fix (a
+  report from elsewhere, an unforeseen cause) is listed in ``uncovered``, so "Nothing to fix"
+  appears only when nothing was deducted and nothing else needs fixing.
 - **Identical behaviour is one fix.** Tools showing the same problem through the same case kinds
   with the same outcome and error code (and, for a rejected valid call, the same message) are one
   group that lists every tool. When every tool that was sent those case kinds answered them the
@@ -22,69 +22,32 @@ module decides *what* is in it:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from mcprobe.core.model import Outcome
-from mcprobe.core.report_build import PROBLEMS, group_problems, unknown_tool_problem
-from mcprobe.core.report_model import ConformanceReport, DimensionOut, FuzzResultOut
-from mcprobe.core.score import deduction_fix
+from mcprobe.core.report_model import (
+    BehaviourFixOut,
+    CaseRefOut,
+    ConformanceReport,
+    DimensionOut,
+    FindingOut,
+    FixPlanOut,
+    FuzzResultOut,
+    LintFixOut,
+    UnknownToolFixOut,
+)
+from mcprobe.core.verdicts import (
+    deduction_fix,
+    group_problems,
+    priority,
+    probe_keys,
+    verdict,
+)
 
-__all__ = ["BehaviourFix", "FixPlan", "behaviour_fixes", "deducted", "plan_fixes"]
+__all__ = ["behaviour_fixes", "deducted", "lint_fixes", "plan_fixes", "unknown_tool_fix"]
 
 # Problems whose one call says something tool-specific (the rejection message), so tools are
 # grouped only when that message is identical too.
 _MESSAGE_MATTERS = frozenset({"rejectedValid", "internalErrorValid"})
-
-
-@dataclass(frozen=True)
-class BehaviourFix:
-    """One behavioural fix: ``key`` is a ``report_build.PROBLEMS`` key, ``tools`` the tools
-    that show it (first seen first), ``results`` every result of the group, tool by tool."""
-
-    key: str
-    tools: tuple[str, ...]
-    results: tuple[FuzzResultOut, ...]
-    kinds: tuple[str, ...]
-    protocol_level: bool
-
-    def results_of(self, tool: str) -> tuple[FuzzResultOut, ...]:
-        return tuple(r for r in self.results if r.name == tool)
-
-    @property
-    def dimensions(self) -> frozenset[str]:
-        """The dimensions whose deductions this fix removes."""
-        if self.key == "crash":  # calls in flight when the target died are its victims
-            return frozenset({"errorHandling", "liveness"})
-        if self.key == "leak":
-            return frozenset()
-        found = {"errorHandling" if r.malformed else "liveness" for r in self.results}
-        return frozenset(found)
-
-
-@dataclass(frozen=True)
-class FixPlan:
-    """Everything "Recommended fixes" lists, in its order: lint fixes (the renderer groups the
-    report's findings by code), ``metadata`` (one sentence per Metadata deduction, names in
-    single backticks), ``behaviour``, ``unknown_tool`` (the probe that needs a fix, with why),
-    ``other`` (fixes for other deduction lines, e.g. latency), then ``uncovered`` dimensions."""
-
-    lint: bool
-    metadata: tuple[str, ...]
-    behaviour: tuple[BehaviourFix, ...]
-    unknown_tool: tuple[FuzzResultOut, str] | None
-    other: tuple[str, ...]
-    uncovered: tuple[DimensionOut, ...]
-
-    @property
-    def empty(self) -> bool:
-        return not (
-            self.lint
-            or self.metadata
-            or self.behaviour
-            or self.unknown_tool
-            or self.other
-            or self.uncovered
-        )
 
 
 def _signature(key: str, results: Sequence[FuzzResultOut]) -> tuple[tuple[str, ...], ...]:
@@ -104,22 +67,31 @@ def _signature(key: str, results: Sequence[FuzzResultOut]) -> tuple[tuple[str, .
     )
 
 
+def _dimensions(key: str, results: Sequence[FuzzResultOut]) -> list[str]:
+    """The dimensions whose deductions one behavioural fix removes."""
+    costs = verdict(key).dimensions
+    if key == "crash":  # calls in flight when the target died are its victims: both go
+        return sorted(costs)
+    found = {"errorHandling" if r.malformed else "liveness" for r in results}
+    return sorted(found & costs)
+
+
 def behaviour_fixes(
     results: Sequence[FuzzResultOut], *, crashed_by: str | None = None
-) -> list[BehaviourFix]:
-    """Behavioural problems grouped by problem (priority order), then by identical behaviour
+) -> list[BehaviourFixOut]:
+    """Behavioural problems grouped by verdict (priority order), then by identical behaviour
     across tools (first seen first)."""
     groups: dict[tuple[str, tuple[tuple[str, ...], ...]], list[tuple[str, list[FuzzResultOut]]]]
     groups = {}
     for key, tool, found in group_problems(results, crashed_by=crashed_by):
         groups.setdefault((key, _signature(key, found)), []).append((tool, found))
     sent = [r for r in results if r.outcome != Outcome.NOT_RUN.value]
-    fixes: list[BehaviourFix] = []
+    fixes: list[BehaviourFixOut] = []
     for (key, _), members in groups.items():
-        tools = tuple(tool for tool, _ in members)
+        tools = [tool for tool, _ in members]
         grouped = [r for _, found in members for r in found]
         ids = {id(r) for r in grouped}
-        kinds = tuple(dict.fromkeys(r.kind for r in grouped))
+        kinds = list(dict.fromkeys(r.kind for r in grouped))
         # Protocol-level: at least two tools, no tool answered these case kinds differently,
         # and the answers agree on one JSON-RPC error code or one message text.
         same_everywhere = all(id(r) in ids for r in sent if r.kind in kinds)
@@ -129,65 +101,86 @@ def behaviour_fixes(
             len(messages) == 1 and None not in messages and "" not in messages
         )
         fixes.append(
-            BehaviourFix(
-                key=key,
+            BehaviourFixOut(
+                kind=key,
+                fix=verdict(key).fix,
                 tools=tools,
-                results=tuple(grouped),
-                kinds=kinds,
+                cases=[CaseRefOut(tool=r.name, case=r.case) for r in grouped],
+                case_kinds=kinds,
                 protocol_level=len(tools) >= 2 and same_everywhere and same_answer,
+                dimensions=_dimensions(key, grouped),
             )
         )
-    order = {key: n for n, (key, _) in enumerate(PROBLEMS)}
-    return sorted(fixes, key=lambda fix: order[fix.key])  # stable: first seen within a problem
+    return sorted(fixes, key=lambda fix: priority(fix.kind))  # stable: first seen within one
 
 
-def unknown_tool_fix(probe: FuzzResultOut | None) -> str | None:
-    """Why the unknown-tool probe needs a fix (it was not cleanly rejected), or None."""
+def unknown_tool_fix(probe: FuzzResultOut | None) -> UnknownToolFixOut | None:
+    """The fix for the unknown-tool probe when it was not cleanly rejected, or None."""
     if probe is None:
         return None
-    critical = unknown_tool_problem(probe)
-    if critical is not None:
-        return critical
-    if probe.outcome == Outcome.PROTOCOL_ERROR.value and probe.error_code == -32603:
-        return "a call to a tool that does not exist got an internal error (-32603)"
+    for key in probe_keys(probe):
+        kind = verdict(key)
+        if kind.probe_problem:
+            return UnknownToolFixOut(
+                kind=key, why=kind.probe_problem, fix=verdict("unknownToolAccepted").fix
+            )
     return None
 
 
+def lint_fixes(findings: Sequence[FindingOut]) -> list[LintFixOut]:
+    """One fix per lint code, in the findings' order (worst severity first); ``hint`` is set when
+    every place shares it."""
+    groups: dict[str, list[FindingOut]] = {}
+    for f in findings:
+        groups.setdefault(f.code, []).append(f)
+    return [
+        LintFixOut(
+            code=code,
+            severity=group[0].severity,
+            places=len(group),
+            hint=group[0].hint if len({f.hint for f in group}) == 1 else None,
+        )
+        for code, group in groups.items()
+    ]
+
+
 def deducted(dimension: DimensionOut) -> bool:
-    """Whether a measured dimension lost anything (a score under 10, or a deduction line)."""
+    """Whether a measured dimension lost anything (a score under 10, or a deduction)."""
     if dimension.score is None:
         return False
-    return dimension.score < 10 or any(r.startswith("−") for r in dimension.reasons)
+    return (
+        dimension.score < 10
+        or bool(dimension.deductions)
+        or any(r.startswith("−") for r in dimension.reasons)
+    )
 
 
-def plan_fixes(report: ConformanceReport) -> FixPlan:
-    """The fix plan for one report (see the module docstring)."""
+def plan_fixes(report: ConformanceReport) -> FixPlanOut:
+    """The fix plan for one report (see the module docstring). ``report.findings`` must be
+    sorted worst severity first (``build_report`` does)."""
     metadata: list[str] = []
     other: list[str] = []
     covered: set[str] = set()
     for dimension in report.dimensions:
-        for reason in dimension.reasons:
-            fix = deduction_fix(dimension.key, reason)
-            if fix is None:
-                continue
+        for deduction in dimension.deductions:
+            if deduction.cases or deduction.cause == "lintFindings":
+                continue  # fixed by the behavioural groups / the lint fixes below
+            fix = deduction_fix(deduction.cause, deduction.params.items())
             (metadata if dimension.key == "metadata" else other).append(fix)
             covered.add(dimension.key)
     behaviour = behaviour_fixes(report.fuzz, crashed_by=report.crashed_by)
     for item in behaviour:
-        covered |= item.dimensions
-    why = unknown_tool_fix(report.unknown_tool_probe)
-    unknown = None
-    if why is not None and report.unknown_tool_probe is not None:
-        unknown = (report.unknown_tool_probe, why)
+        covered.update(item.dimensions)
+    unknown = unknown_tool_fix(report.unknown_tool_probe)
+    if unknown is not None:
         covered.add("errorHandling")
     if report.findings:
         covered.add("schemaQuality")
-    uncovered = tuple(d for d in report.dimensions if deducted(d) and d.key not in covered)
-    return FixPlan(
-        lint=bool(report.findings),
-        metadata=tuple(dict.fromkeys(metadata)),
-        behaviour=tuple(behaviour),
+    return FixPlanOut(
+        lint=lint_fixes(report.findings),
+        metadata=list(dict.fromkeys(metadata)),
+        behaviour=behaviour,
         unknown_tool=unknown,
-        other=tuple(dict.fromkeys(other)),
-        uncovered=uncovered,
+        other=list(dict.fromkeys(other)),
+        uncovered=[d.key for d in report.dimensions if deducted(d) and d.key not in covered],
     )

@@ -252,13 +252,31 @@ class FuzzRun:
 
 
 @dataclass(frozen=True)
+class Deduction:
+    """Points one cause cost one dimension, as data: ``cause`` is a ``verdicts.VERDICTS`` key,
+    ``params`` the values its reason and fix texts are formatted with, ``tools`` and ``cases``
+    ("tool label") what showed it. The reason line and the fix are both produced from this
+    record (``verdicts.deduction_reason`` / ``verdicts.deduction_fix``), never parsed back."""
+
+    dimension: str
+    amount: float
+    cause: str
+    tools: tuple[str, ...] = ()
+    cases: tuple[str, ...] = ()
+    params: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
 class Dimension:
-    """One score dimension. ``score`` is None when not measured (never a fake value)."""
+    """One score dimension. ``score`` is None when not measured (never a fake value).
+    ``reasons`` are the lines a person reads (deduction lines among them), ``deductions`` the
+    same deductions as data."""
 
     key: str  # metadata | schemaQuality | errorHandling | liveness
     name: str  # human name, e.g. "Metadata & Documentation"
     score: float | None
     reasons: tuple[str, ...]
+    deductions: tuple[Deduction, ...] = ()
 
     @property
     def measured(self) -> bool:

@@ -3,16 +3,18 @@
 Pure: no I/O, no clock. The report is built once from the dataclasses of ``model`` and then
 every renderer reads only the pydantic report, so a report loaded back from JSON renders the same.
 
-Critical behaviour (SPEC §7 item 3) is derived in one place, ``critical_problems``, and shown
-two ways: plain lines in ``report.critical`` (for machines) and Markdown in the renderer.
+Critical behaviour (SPEC §7 item 3) and the fix plan are derived here, once, into the report
+(``report.critical_problems`` as data, ``report.critical`` as plain lines, ``report.fixes``);
+renderers only format them. ``derive_verdicts`` recomputes both from a report's own data (for a
+report edited or loaded from elsewhere).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
+from mcprobe.core.fix_plan import plan_fixes
 from mcprobe.core.model import (
     CaseResult,
     Finding,
@@ -24,6 +26,8 @@ from mcprobe.core.model import (
 from mcprobe.core.report_model import (
     ConformanceReport,
     CoverageOut,
+    CriticalOut,
+    DeductionOut,
     DimensionOut,
     FindingOut,
     FuzzResultOut,
@@ -33,51 +37,9 @@ from mcprobe.core.report_model import (
     SkippedToolOut,
     TargetOut,
 )
+from mcprobe.core.verdicts import CRITICAL_KEYS, group_problems, probe_keys, verdict
 
 _SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
-_REJECTIONS = (Outcome.TOOL_ERROR.value, Outcome.PROTOCOL_ERROR.value)
-# Plain strings for the hot loops (an enum's ``.value`` is a descriptor call each time).
-_CRASH = Outcome.PROTOCOL_CRASH.value
-_TIMEOUT = Outcome.TIMEOUT.value
-_PROTOCOL_ERROR = Outcome.PROTOCOL_ERROR.value
-
-
-@dataclass(frozen=True)
-class CriticalProblem:
-    """One critical behaviour of one tool: ``problem`` is mcprobe's fixed phrase, ``cases``
-    the labels that showed it (in run order)."""
-
-    key: str
-    problem: str
-    tool: str
-    cases: tuple[str, ...]
-
-
-# Order = priority: what takes a server down first, then what lies to the caller, then what a
-# caller cannot work out. The first six are critical (SPEC §7 item 3); the rest only cost points
-# (or, for leaks, nothing) and get a recommended fix.
-PROBLEMS: tuple[tuple[str, str], ...] = (
-    ("crash", "crashed the target (transport lost)"),
-    ("timeout", "timed out"),
-    ("invalidResult", "answers with a result that breaks the MCP result schema"),
-    ("silentlyAccepted", "silently accepts malformed input"),
-    ("outputSchemaViolation", "violates its own outputSchema"),
-    ("emptySuccess", "returns an empty success for valid input"),
-    ("rejectedValid", "rejects the minimal valid call built from its input schema"),
-    ("internalErrorValid", "fails with an internal error (-32603) on a valid call"),
-    ("internalError", "answers malformed input with an internal error (-32603)"),
-    ("leak", "leaks internals in error text"),
-)
-CRITICAL_KEYS = frozenset(
-    {
-        "crash",
-        "timeout",
-        "invalidResult",
-        "silentlyAccepted",
-        "outputSchemaViolation",
-        "emptySuccess",
-    }
-)
 
 
 def to_result_out(result: CaseResult) -> FuzzResultOut:
@@ -105,61 +67,28 @@ def _as_out(result: CaseResult | FuzzResultOut) -> FuzzResultOut:
     return result if isinstance(result, FuzzResultOut) else to_result_out(result)
 
 
-def problem_keys(result: CaseResult | FuzzResultOut, crashed_by: str | None = None) -> list[str]:
-    """The ``PROBLEMS`` keys one result shows, in priority order."""
-    out = _as_out(result)
-    keys: list[str] = []
-    if out.outcome == _CRASH and (crashed_by is None or crashed_by == f"{out.name} {out.case}"):
-        # With a known killing case, other calls that were in flight when the target died are
-        # its victims, not culprits.
-        keys.append("crash")
-    if out.outcome == _TIMEOUT:
-        keys.append("timeout")
-    invalid = out.outcome == _PROTOCOL_ERROR and out.error_code is None
-    if invalid:
-        keys.append("invalidResult")
-    if out.silently_accepted:
-        keys.append("silentlyAccepted")
-    if out.output_schema_violation:
-        keys.append("outputSchemaViolation")
-    if out.empty_success:
-        keys.append("emptySuccess")
-    if not out.malformed and out.outcome in _REJECTIONS and not invalid:
-        keys.append("internalErrorValid" if out.error_code == -32603 else "rejectedValid")
-    if out.malformed and out.outcome == _PROTOCOL_ERROR and out.error_code == -32603:
-        keys.append("internalError")
-    if out.leak:
-        keys.append("leak")
-    return keys
-
-
-def group_problems(
+def critical_problems(
     results: Iterable[CaseResult | FuzzResultOut],
+    unknown_tool_probe: CaseResult | FuzzResultOut | None = None,
     *,
     crashed_by: str | None = None,
-    keys: frozenset[str] | None = None,
-) -> list[tuple[str, str, list[FuzzResultOut]]]:
-    """``(key, tool, results)`` grouped by problem (priority order), then tool (first seen),
-    restricted to ``keys`` when given."""
-    grouped: dict[str, dict[str, list[FuzzResultOut]]] = {key: {} for key, _ in PROBLEMS}
-    for result in map(_as_out, results):
-        for key in problem_keys(result, crashed_by):
-            if keys is None or key in keys:
-                grouped[key].setdefault(result.name, []).append(result)
-    return [(key, tool, found) for key, _ in PROBLEMS for tool, found in grouped[key].items()]
-
-
-def critical_problems(
-    results: Iterable[CaseResult | FuzzResultOut], *, crashed_by: str | None = None
-) -> list[CriticalProblem]:
-    """Critical behaviour grouped by problem (priority order), then tool (first seen)."""
-    phrases = dict(PROBLEMS)
-    return [
-        CriticalProblem(
-            key=key, problem=phrases[key], tool=tool, cases=tuple(r.case for r in found)
+) -> list[CriticalOut]:
+    """Critical verdicts grouped by verdict (priority order), then tool (first seen), then the
+    unknown-tool probe's (``tool`` None)."""
+    found = [
+        CriticalOut(kind=key, tool=tool, cases=[r.case for r in group])
+        for key, tool, group in group_problems(
+            map(_as_out, results), crashed_by=crashed_by, keys=CRITICAL_KEYS
         )
-        for key, tool, found in group_problems(results, crashed_by=crashed_by, keys=CRITICAL_KEYS)
     ]
+    if unknown_tool_probe is not None:
+        probe = _as_out(unknown_tool_probe)
+        found += [
+            CriticalOut(kind=key, cases=[probe.case])
+            for key in probe_keys(probe)
+            if key in CRITICAL_KEYS
+        ]
+    return found
 
 
 def unknown_tool_problem(probe: CaseResult | FuzzResultOut | None) -> str | None:
@@ -167,16 +96,17 @@ def unknown_tool_problem(probe: CaseResult | FuzzResultOut | None) -> str | None
     (or not made)."""
     if probe is None:
         return None
-    outcome = _as_out(probe).outcome
-    if outcome == Outcome.OK.value:
-        return "a call to a tool that does not exist succeeded instead of being rejected"
-    if outcome == Outcome.PROTOCOL_CRASH.value:
-        return "a call to a tool that does not exist crashed the target"
-    if outcome == _PROTOCOL_ERROR and _as_out(probe).error_code is None:
-        return "a call to a tool that does not exist got a result that breaks the MCP schema"
-    if outcome == Outcome.TIMEOUT.value:
-        return "a call to a tool that does not exist timed out instead of being rejected"
+    for item in critical_problems((), probe):
+        return verdict(item.kind).probe_problem
     return None
+
+
+def critical_line(item: CriticalOut) -> str:
+    """One plain-text critical line (``report.critical``)."""
+    kind = verdict(item.kind)
+    if item.tool is None:
+        return kind.probe_problem
+    return f"{item.tool}: {kind.problem} ({', '.join(item.cases)})"
 
 
 def critical_lines(
@@ -187,14 +117,8 @@ def critical_lines(
 ) -> list[str]:
     """Plain-text critical lines (``report.critical``): one per problem and tool, then the
     unknown-tool probe. Empty when nothing critical happened."""
-    lines = [
-        f"{item.tool}: {item.problem} ({', '.join(item.cases)})"
-        for item in critical_problems(results, crashed_by=crashed_by)
-    ]
-    unknown = unknown_tool_problem(unknown_tool_probe)
-    if unknown is not None:
-        lines.append(unknown)
-    return lines
+    problems = critical_problems(results, unknown_tool_probe, crashed_by=crashed_by)
+    return [critical_line(item) for item in problems]
 
 
 def death_line(crashed_by: str, not_run: int) -> str:
@@ -285,7 +209,6 @@ def build_report(
     fuzz_summary: FuzzSummaryOut | None = None
     probe: FuzzResultOut | None = None
     crashed_by: str | None = None
-    critical: list[str] = []
     all_notes = list(notes)
     if fuzz is not None:
         coverage = CoverageOut(
@@ -299,11 +222,8 @@ def build_report(
             probe = to_result_out(fuzz.unknown_tool_probe)
         if fuzz.crashed_by is not None:
             crashed_by = " ".join(fuzz.crashed_by)
-        critical = critical_lines(fuzz_results, probe, crashed_by=crashed_by)
-        if crashed_by is not None:
-            critical.append(death_line(crashed_by, fuzz_summary.not_run))
         all_notes.extend(_fuzz_notes(fuzz, fuzz_summary.not_run))
-    return ConformanceReport(
+    report = ConformanceReport(
         mcprobe_version=mcprobe_version,
         connection_id=connection_id,
         target=target,
@@ -324,15 +244,48 @@ def build_report(
                 score=d.score,
                 measured=d.measured,
                 reasons=list(d.reasons),
+                deductions=[
+                    DeductionOut(
+                        cause=x.cause,
+                        amount=x.amount,
+                        tools=list(x.tools),
+                        cases=list(x.cases),
+                        params=dict(x.params),
+                    )
+                    for x in d.deductions
+                ],
             )
             for d in score.dimensions
         ],
         coverage=coverage,
-        critical=critical,
         findings=sort_findings(_finding_out(f) for f in findings),
         fuzz=fuzz_results,
         fuzz_summary=fuzz_summary,
         unknown_tool_probe=probe,
         crashed_by=crashed_by,
         notes=all_notes,
+    )
+    return derive_verdicts(report)
+
+
+def derive_verdicts(report: ConformanceReport) -> ConformanceReport:
+    """``report`` with its critical verdicts, critical lines and fix plan (re)computed from its
+    own data. Without fuzz (no coverage) nothing is critical."""
+    problems: list[CriticalOut] = []
+    lines: list[str] = []
+    if report.coverage is not None:
+        problems = critical_problems(
+            report.fuzz, report.unknown_tool_probe, crashed_by=report.crashed_by
+        )
+        lines = [critical_line(item) for item in problems]
+        if report.crashed_by is not None:
+            not_run = report.fuzz_summary.not_run if report.fuzz_summary else 0
+            lines.append(death_line(report.crashed_by, not_run))
+    sorted_report = report.model_copy(update={"findings": sort_findings(report.findings)})
+    return report.model_copy(
+        update={
+            "critical_problems": problems,
+            "critical": lines,
+            "fixes": plan_fixes(sorted_report),
+        }
     )

@@ -15,7 +15,7 @@ from pydantic.alias_generators import to_camel
 
 from mcprobe.core.safe_json import safe_value
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 
 
 class WireModel(BaseModel):
@@ -58,12 +58,23 @@ class ServerOut(WireModel):
     capabilities: dict[str, Any] = Field(default_factory=dict)
 
 
+class DeductionOut(WireModel):
+    """Points one cause cost one dimension: ``cause`` is a verdict key (docs/checks.md)."""
+
+    cause: str
+    amount: float
+    tools: list[str] = Field(default_factory=list)
+    cases: list[str] = Field(default_factory=list, description="'tool case' labels")
+    params: dict[str, str] = Field(default_factory=dict, description="values of its texts")
+
+
 class DimensionOut(WireModel):
     key: str
     name: str
     score: float | None = Field(description="0-10, or null when not measured")
     measured: bool
     reasons: list[str]
+    deductions: list[DeductionOut] = Field(default_factory=list)
 
 
 class SkippedToolOut(WireModel):
@@ -110,6 +121,75 @@ class FuzzSummaryOut(WireModel):
     leak: int
 
 
+class CriticalOut(WireModel):
+    """One critical verdict: ``kind`` is a verdict key; ``tool`` is null for the unknown-tool
+    probe (a server-level verdict)."""
+
+    kind: str
+    tool: str | None = None
+    cases: list[str] = Field(default_factory=list)
+
+
+class CaseRefOut(WireModel):
+    """A fuzz result of the report, by tool and case label."""
+
+    tool: str
+    case: str
+
+
+class LintFixOut(WireModel):
+    """One lint code to fix: ``hint`` when every place shares it (else each finding's own)."""
+
+    code: str
+    severity: Literal["error", "warning", "info"]
+    places: int
+    hint: str | None = None
+
+
+class BehaviourFixOut(WireModel):
+    """One behavioural fix: verdict ``kind``, the tools showing the same behaviour, their
+    results (``cases``), the case kinds involved, and whether it is protocol-level (the
+    server's ``tools/call`` dispatch answers so for every tool, so it is fixed once there)."""
+
+    kind: str
+    fix: str
+    tools: list[str]
+    cases: list[CaseRefOut]
+    case_kinds: list[str]
+    protocol_level: bool
+    dimensions: list[str]
+
+
+class UnknownToolFixOut(WireModel):
+    kind: str
+    why: str
+    fix: str
+
+
+class FixPlanOut(WireModel):
+    """The "Recommended fixes", in order (see ``core/fix_plan.py``): lint codes, Metadata
+    changes, behavioural fixes, the unknown-tool probe, other deductions' fixes (e.g. latency),
+    then the keys of dimensions that lost points no fix covers."""
+
+    lint: list[LintFixOut] = Field(default_factory=list)
+    metadata: list[str] = Field(default_factory=list)
+    behaviour: list[BehaviourFixOut] = Field(default_factory=list)
+    unknown_tool: UnknownToolFixOut | None = None
+    other: list[str] = Field(default_factory=list)
+    uncovered: list[str] = Field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not (
+            self.lint
+            or self.metadata
+            or self.behaviour
+            or self.unknown_tool
+            or self.other
+            or self.uncovered
+        )
+
+
 class TargetOut(WireModel):
     """How the target was reached, with every secret removed (no header values, no bearer,
     no env values: only their names)."""
@@ -135,10 +215,14 @@ class ConformanceReport(WireModel):
     dimensions: list[DimensionOut]
     coverage: CoverageOut | None = Field(default=None, description="null without fuzz")
     critical: list[str] = Field(default_factory=list, description="critical behaviour lines")
+    critical_problems: list[CriticalOut] = Field(
+        default_factory=list, description="the critical verdicts as data"
+    )
     findings: list[FindingOut]
     fuzz: list[FuzzResultOut] = Field(default_factory=list)
     fuzz_summary: FuzzSummaryOut | None = None
     unknown_tool_probe: FuzzResultOut | None = None
     crashed_by: str | None = Field(default=None, description="'tool case' that killed the target")
     notes: list[str] = Field(default_factory=list, description="mcprobe's own remarks")
+    fixes: FixPlanOut = Field(default_factory=FixPlanOut, description="the recommended fixes")
     markdown: str | None = Field(default=None, description="the Markdown rendering")

@@ -27,21 +27,27 @@ Decisions where the spec is silent:
   reason line says so and what to declare; an internal error (-32603) on a valid call says the
   handler failed on input its schema allows.
 
-``deduction_fix`` maps each deduction line this module writes (``−N: why``) to the change that
-removes it, so the report's "Recommended fixes" can cover every deduction.
+Each deduction is a ``model.Deduction`` (dimension, amount, cause = a ``verdicts`` key, the
+cases and tools that showed it, the parameters of its text); its reason line is rendered from it
+by ``verdicts.deduction_reason`` and its fix by ``verdicts.deduction_fix``.
+
+To add a dimension: write ``def my_dimension(inputs: ScoreInputs) -> Dimension`` returning its
+deductions as data, and append a ``DimensionSpec`` to ``DIMENSIONS`` (an optional ``cap`` bounds
+the overall score, e.g. to the F band).
 """
 
 from __future__ import annotations
 
 import json
 import math
-import re
 import statistics
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from mcprobe.core.model import (
     CaseResult,
+    Deduction,
     Dimension,
     Finding,
     FuzzRun,
@@ -51,11 +57,21 @@ from mcprobe.core.model import (
     Severity,
 )
 from mcprobe.core.result_shape import version_problem
+from mcprobe.core.verdicts import (
+    LISTED_EXAMPLES,
+    MIN_INSTRUCTIONS,
+    deduction_label,
+    deduction_reason,
+    fmt_number,
+    name_list,
+)
 
 __all__ = [
+    "DIMENSIONS",
     "DIMENSION_NAMES",
     "SEVERITY_WEIGHTS",
-    "deduction_fix",
+    "DimensionSpec",
+    "ScoreInputs",
     "error_handling_dimension",
     "grade_for",
     "liveness_dimension",
@@ -75,10 +91,9 @@ DIMENSION_NAMES = {
 SEVERITY_WEIGHTS = {Severity.ERROR: 1.0, Severity.WARNING: 0.5, Severity.INFO: 0.25}
 CAP_PER_TOOL = 2.0
 CAP_SERVER_WIDE = 2.0
-MIN_INSTRUCTIONS = 40
 LATENCY_BUDGET_MS = 200.0
 LATENCY_PENALTY_PER_100MS = 0.5
-_LISTED_EXAMPLES = 5  # how many cases/tools a reason line names before "and N more"
+_LISTED_EXAMPLES = LISTED_EXAMPLES
 
 _GRADES = ((90, "A"), (75, "B"), (60, "C"), (40, "D"))
 
@@ -92,10 +107,7 @@ def round_half_up(value: float, digits: int = 0) -> float:
     return math.floor(value * factor + 0.5 + 1e-9) / factor
 
 
-def _fmt(value: float, digits: int = 4) -> str:
-    """A number as a person would write it: 2, 0.5, 0.375, 7.8."""
-    text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
+_fmt = fmt_number
 
 
 def grade_for(overall: int) -> str:
@@ -106,16 +118,43 @@ def grade_for(overall: int) -> str:
     return "F"
 
 
-def _dimension(key: str, score: float | None, reasons: Sequence[str]) -> Dimension:
+def _dimension(
+    key: str,
+    score: float | None,
+    reasons: Sequence[str],
+    deductions: Sequence[Deduction] = (),
+) -> Dimension:
     if score is not None:
         score = round_half_up(min(10.0, max(0.0, score)), 1)
-    return Dimension(key=key, name=DIMENSION_NAMES[key], score=score, reasons=tuple(reasons))
+    return Dimension(
+        key=key,
+        name=DIMENSION_NAMES[key],
+        score=score,
+        reasons=tuple(reasons),
+        deductions=tuple(deductions),
+    )
 
 
-def _names(items: Sequence[str]) -> str:
-    shown = ", ".join(items[:_LISTED_EXAMPLES])
-    more = len(items) - _LISTED_EXAMPLES
-    return f"{shown} and {more} more" if more > 0 else shown
+_names = name_list
+
+
+def _deduct(
+    dimension: str,
+    amount: float,
+    cause: str,
+    *,
+    cases: Sequence[str] = (),
+    tools: Sequence[str] = (),
+    **params: str,
+) -> Deduction:
+    return Deduction(
+        dimension=dimension,
+        amount=amount,
+        cause=cause,
+        tools=tuple(tools),
+        cases=tuple(cases),
+        params=tuple(params.items()),
+    )
 
 
 # --------------------------------------------------------------------------- metadata
@@ -127,27 +166,34 @@ def _present(value: object) -> bool:
 
 def metadata_dimension(snapshot: ServerSnapshot) -> Dimension:
     """Server identity, instructions and capability honesty, out of 10 (see module docstring)."""
-    deductions: list[tuple[float, str]] = []
+    minimum = str(MIN_INSTRUCTIONS)
+    deductions: list[Deduction] = []
     if not _present(snapshot.name):
-        deductions.append((2, "no server `name` in serverInfo"))
+        deductions.append(_deduct("metadata", 2, "noServerName"))
     if not _present(snapshot.version):
-        deductions.append((2, "no server `version` in serverInfo"))
+        deductions.append(_deduct("metadata", 2, "noServerVersion"))
     if not _present(snapshot.title):
-        deductions.append((1, "no human-readable `title` in serverInfo"))
+        deductions.append(_deduct("metadata", 1, "noServerTitle"))
     instructions = snapshot.instructions.strip() if isinstance(snapshot.instructions, str) else ""
     if not instructions:
-        deductions.append((3, "no `instructions` in initialize"))
+        deductions.append(_deduct("metadata", 3, "noInstructions", minimum=minimum))
     elif len(instructions) < MIN_INSTRUCTIONS:
         deductions.append(
-            (1, f"`instructions` are only {len(instructions)} characters (< {MIN_INSTRUCTIONS})")
+            _deduct(
+                "metadata",
+                1,
+                "shortInstructions",
+                length=str(len(instructions)),
+                minimum=minimum,
+            )
         )
     deductions.extend(_capability_deductions(snapshot))
     deductions.extend(_version_deductions(snapshot))
-    score = 10.0 - sum(points for points, _ in deductions)
-    reasons = [f"−{_fmt(points)}: {why}" for points, why in deductions]
+    score = 10.0 - sum(d.amount for d in deductions)
+    reasons = [deduction_reason(d) for d in deductions]
     if not reasons:
         reasons.append("name, version, title, instructions and capabilities are all in order")
-    return _dimension("metadata", score, reasons)
+    return _dimension("metadata", score, reasons, deductions)
 
 
 UNSUPPORTED_VERSION_POINTS = 4.0
@@ -155,28 +201,30 @@ UNSUPPORTED_VERSION_POINTS = 4.0
 protocol no client knows, so nothing else it declares can be taken at its word."""
 
 
-def _version_deductions(snapshot: ServerSnapshot) -> list[tuple[float, str]]:
+def _version_deductions(snapshot: ServerSnapshot) -> list[Deduction]:
     version = snapshot.protocol_version
     if version_problem(version) is None:
         return []
     shown = json.dumps((version or "")[:40], ensure_ascii=True)
-    return [(UNSUPPORTED_VERSION_POINTS, f"unsupported protocol version {shown} negotiated")]
+    return [
+        _deduct("metadata", UNSUPPORTED_VERSION_POINTS, "unsupportedProtocolVersion", shown=shown)
+    ]
 
 
-def _capability_deductions(snapshot: ServerSnapshot) -> list[tuple[float, str]]:
+def _capability_deductions(snapshot: ServerSnapshot) -> list[Deduction]:
     caps = snapshot.capabilities if isinstance(snapshot.capabilities, dict) else {}
     tools = len(snapshot.tools)
-    found: list[tuple[float, str]] = []
+    found: list[Deduction] = []
     if "tools" in caps and tools == 0:
-        found.append((1, "advertises the `tools` capability but lists no tools"))
+        found.append(_deduct("metadata", 1, "capabilityNotServed", capability="tools"))
     elif "tools" not in caps and tools > 0:
-        found.append((1, f"lists {tools} tools without advertising the `tools` capability"))
+        found.append(_deduct("metadata", 1, "toolsNotAdvertised", count=str(tools)))
     for key, count in (
         ("prompts", snapshot.prompts_count),
         ("resources", snapshot.resources_count),
     ):
         if key in caps and count == 0:
-            found.append((0.5, f"advertises the `{key}` capability but lists no {key}"))
+            found.append(_deduct("metadata", 0.5, "capabilityNotServed", capability=key))
     return found
 
 
@@ -212,6 +260,7 @@ def schema_quality_dimension(snapshot: ServerSnapshot, findings: Sequence[Findin
 
     if not all_findings:
         return _dimension("schemaQuality", score, ["no lint findings"])
+    deductions = _schema_deductions(capped, tools, server_capped, server_codes)
     shown_score = _fmt(round_half_up(max(0.0, score), 1))
     tools_part = f"{_fmt(total)} / {tools} tools" if tools else "0 (no tools)"
     reasons = [
@@ -236,7 +285,42 @@ def schema_quality_dimension(snapshot: ServerSnapshot, findings: Sequence[Findin
         codes = ", ".join(f"{code} ×{n}" for code, n in sorted(server_codes.items()))
         cap_note = f" (capped from {_fmt(server_wide)})" if server_wide > server_capped else ""
         reasons.append(f"server-wide: {_fmt(server_capped)}{cap_note} from {codes}")
-    return _dimension("schemaQuality", score, reasons)
+    return _dimension("schemaQuality", score, reasons, deductions)
+
+
+def _schema_deductions(
+    capped: dict[str, float],
+    tools: int,
+    server_capped: float,
+    server_codes: Counter[str],
+) -> list[Deduction]:
+    """One deduction per tool with findings (and one for the server-wide part): the points it
+    costs, its share of ``10 × min(1, x / 2)`` so the amounts add up to what the score lost."""
+    shares = {tool: weight / tools for tool, weight in capped.items()} if tools else {}
+    x = sum(shares.values()) + server_capped
+    factor = 10.0 * min(1.0, x / 2) / x if x else 0.0
+    found = [
+        _deduct(
+            "schemaQuality",
+            factor * share,
+            "lintFindings",
+            tools=(tool,),
+            weight=_fmt(capped[tool]),
+        )
+        for tool, share in shares.items()
+        if share
+    ]
+    if server_capped:
+        found.append(
+            _deduct(
+                "schemaQuality",
+                factor * server_capped,
+                "lintFindings",
+                weight=_fmt(server_capped),
+                codes=",".join(sorted(server_codes)),
+            )
+        )
+    return found
 
 
 # --------------------------------------------------------------------------- fuzz dimensions
@@ -254,17 +338,36 @@ def _not_measured_reason(fuzz: FuzzRun, what: str) -> str:
     return f"not measured: no {what} was sent"
 
 
-_INVALID_RESULT = "invalid result (breaks the MCP result schema)"
-
-
-def _failure_kind(result: CaseResult) -> str:
+def _failure_cause(result: CaseResult) -> str:
+    """The verdict of a malformed case (or the unknown-tool probe) that was not rejected."""
     if result.outcome is Outcome.OK:
-        return "silently accepted"
+        return "silentlyAccepted"  # the probe too: its line reads "silently accepted" as well
     if result.invalid_result:
-        return _INVALID_RESULT
+        return "invalidResult"
     if result.outcome is Outcome.PROTOCOL_ERROR:
-        return "internal error -32603"
-    return str(result.outcome.value)
+        return "internalError"
+    if result.outcome is Outcome.TIMEOUT:
+        return "timeout"
+    return "crash"
+
+
+def _fuzz_deductions(
+    dimension: str, each: float, failures: dict[tuple[str, tuple[tuple[str, str], ...]], list[str]]
+) -> list[Deduction]:
+    """One deduction per (verdict, parameters), ``each`` points per case, ordered by their reason
+    line (the order the report has always listed them in)."""
+    found = [
+        Deduction(
+            dimension=dimension,
+            amount=each * len(names),
+            cause=cause,
+            tools=tuple(dict.fromkeys(name.partition(" ")[0] for name in names)),
+            cases=tuple(names),
+            params=params,
+        )
+        for (cause, params), names in failures.items()
+    ]
+    return sorted(found, key=deduction_label)
 
 
 def error_handling_dimension(fuzz: FuzzRun | None) -> Dimension:
@@ -285,14 +388,13 @@ def error_handling_dimension(fuzz: FuzzRun | None) -> Dimension:
         f"{rejected} of {len(sent)} malformed cases rejected cleanly{probe_note}: "
         f"10 × {rejected}/{len(sent)} = {_fmt(round_half_up(score, 1))}"
     ]
-    each = 10.0 / len(sent)
-    failures: dict[str, list[str]] = {}
+    failures: dict[tuple[str, tuple[tuple[str, str], ...]], list[str]] = {}
     for result in sent:
         if not result.rejected:
-            failures.setdefault(_failure_kind(result), []).append(_case_name(result))
-    for kind, names in sorted(failures.items()):
-        reasons.append(f"−{_fmt(each * len(names))}: {kind} ({len(names)}): {_names(names)}")
-    return _dimension("errorHandling", score, reasons)
+            failures.setdefault((_failure_cause(result), ()), []).append(_case_name(result))
+    deductions = _fuzz_deductions("errorHandling", 10.0 / len(sent), failures)
+    reasons += [deduction_reason(d) for d in deductions]
+    return _dimension("errorHandling", score, reasons, deductions)
 
 
 def _clean(result: CaseResult) -> bool:
@@ -303,37 +405,19 @@ def _clean(result: CaseResult) -> bool:
     )
 
 
-_REJECTED_VALID = "valid call rejected"
-_REJECTED_VALID_WHY = (
-    " — mcprobe built each call from the input schema alone and it validates, so the schema does"
-    " not tell a client how to call the tool: declare `examples`, `enum`, `pattern` or `format`"
-    " for its parameters, or accept such a call"
-)
-_INTERNAL_VALID = "internal error -32603 on a valid call"
-_INTERNAL_VALID_WHY = (
-    " — the handler failed on input its schema allows: fix the handler, or narrow the schema to"
-    " what it accepts"
-)
-
-
-def _liveness_failure(result: CaseResult) -> str:
+def _liveness_failure(result: CaseResult) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """The verdict (and its text parameters) of a valid call that was not a clean success."""
     if result.outcome is Outcome.OK:
-        return "empty success" if result.empty_success else "output-schema violation"
+        return ("emptySuccess" if result.empty_success else "outputSchemaViolation"), ()
     if result.outcome is Outcome.TOOL_ERROR:
-        return f"{_REJECTED_VALID} (toolError)"
+        return "rejectedValid", (("answer", "toolError"),)
     if result.invalid_result:
-        return _INVALID_RESULT
+        return "invalidResult", ()
     if result.outcome is Outcome.PROTOCOL_ERROR:
         if result.error_code == -32603:
-            return _INTERNAL_VALID
-        return f"{_REJECTED_VALID} (protocolError {result.error_code})"
-    return str(result.outcome.value)
-
-
-def _liveness_why(kind: str) -> str:
-    if kind.startswith(_REJECTED_VALID):
-        return _REJECTED_VALID_WHY
-    return _INTERNAL_VALID_WHY if kind == _INTERNAL_VALID else ""
+            return "internalErrorValid", ()
+        return "rejectedValid", (("answer", f"protocolError {result.error_code}"),)
+    return ("timeout" if result.outcome is Outcome.TIMEOUT else "crash"), ()
 
 
 _ANSWERED = (Outcome.OK, Outcome.TOOL_ERROR, Outcome.PROTOCOL_ERROR)
@@ -356,119 +440,88 @@ def liveness_dimension(fuzz: FuzzRun | None) -> Dimension:
         f"{clean} of {len(sent)} valid calls succeeded cleanly: "
         f"10 × {clean}/{len(sent)} = {_fmt(round_half_up(base, 1))}"
     ]
-    each = 10.0 / len(sent)
-    failures: dict[str, list[str]] = {}
+    failures: dict[tuple[str, tuple[tuple[str, str], ...]], list[str]] = {}
     for result in sent:
         if not _clean(result):
             failures.setdefault(_liveness_failure(result), []).append(_case_name(result))
-    for kind, names in sorted(failures.items()):
-        reasons.append(
-            f"−{_fmt(each * len(names))}: {kind} ({len(names)}): {_names(names)}"
-            + _liveness_why(kind)
-        )
+    deductions = _fuzz_deductions("liveness", 10.0 / len(sent), failures)
     latencies = [r.latency_ms for r in sent if r.outcome in _ANSWERED]
     penalty = 0.0
     if latencies:
         p50 = float(statistics.median(latencies))
         if p50 > LATENCY_BUDGET_MS:
             penalty = LATENCY_PENALTY_PER_100MS * (p50 - LATENCY_BUDGET_MS) / 100.0
-            reasons.append(
-                f"−{_fmt(penalty)}: valid-call p50 latency {_fmt(p50, 1)} ms exceeds "
-                f"{_fmt(LATENCY_BUDGET_MS)} ms (0.5 per 100 ms over)"
+            deductions.append(
+                _deduct(
+                    "liveness",
+                    penalty,
+                    "slowValidCalls",
+                    p50=_fmt(p50, 1),
+                    budget=_fmt(LATENCY_BUDGET_MS),
+                    per100=_fmt(LATENCY_PENALTY_PER_100MS),
+                )
             )
-    return _dimension("liveness", base - penalty, reasons)
-
-
-# --------------------------------------------------------------------------- fixes
-
-_DEDUCTION = re.compile(r"^−\d+(?:\.\d+)?: (?P<why>.+)$")
-_DEDUCTION_FIXES: tuple[tuple[str, re.Pattern[str], str], ...] = (
-    (
-        "metadata",
-        re.compile(r"unsupported protocol version"),
-        "Answer initialize with a supported protocolVersion: the client's when you support it, "
-        "else the newest you do (2024-11-05 to 2025-11-25); the MCP SDKs negotiate this.",
-    ),
-    (
-        "metadata",
-        re.compile(r"no server `name` in serverInfo"),
-        "Set `serverInfo.name` in the initialize result to a stable identifier for the server.",
-    ),
-    (
-        "metadata",
-        re.compile(r"no server `version` in serverInfo"),
-        "Set `serverInfo.version` to the release you ship, so clients and bug reports can tell "
-        "versions apart.",
-    ),
-    (
-        "metadata",
-        re.compile(r"no human-readable `title` in serverInfo"),
-        "Add a human-readable `serverInfo.title` (hosts show it to people; MCP 2025-06-18 and "
-        "later).",
-    ),
-    (
-        "metadata",
-        re.compile(r"no `instructions` in initialize"),
-        "Send `instructions` in the initialize result: a few sentences on what the server is for "
-        f"and how its tools fit together (at least {MIN_INSTRUCTIONS} characters).",
-    ),
-    (
-        "metadata",
-        re.compile(r"`instructions` are only \d+ characters"),
-        f"Expand `instructions` to at least {MIN_INSTRUCTIONS} characters: what the server is for "
-        "and how its tools fit together.",
-    ),
-    (
-        "metadata",
-        re.compile(r"advertises the `(?P<cap>tools|prompts|resources)` capability but lists no"),
-        "Serve {cap}, or stop advertising the `{cap}` capability in the initialize result.",
-    ),
-    (
-        "metadata",
-        re.compile(r"lists \d+ tools without advertising the `tools` capability"),
-        "Advertise the `tools` capability in the initialize result.",
-    ),
-    (
-        "liveness",
-        re.compile(r"valid-call p50 latency (?P<ms>\d+(?:\.\d+)?) ms exceeds"),
-        "Answer valid calls faster: their p50 latency is {ms} ms, over the "
-        f"{_fmt(LATENCY_BUDGET_MS)} ms budget (−{_fmt(LATENCY_PENALTY_PER_100MS)} per 100 ms "
-        "over); move slow work off the call path, or cache it.",
-    ),
-)
-
-
-def deduction_fix(key: str, reason: str) -> str | None:
-    """The change that removes one deduction line this module wrote for dimension ``key``, or
-    None when ``reason`` is not such a line (not a deduction, or one whose fix comes from the
-    fuzz results or lint findings instead: Error Handling, Liveness failures, Schema Quality).
-    The text quotes names in single backticks (the lint convention)."""
-    match = _DEDUCTION.match(reason)
-    if match is None:
-        return None
-    for fix_key, pattern, fix in _DEDUCTION_FIXES:
-        found = pattern.search(match.group("why"))
-        if fix_key == key and found is not None:
-            return fix.format(**found.groupdict())
-    return None
+    reasons += [deduction_reason(d) for d in deductions]
+    return _dimension("liveness", base - penalty, reasons, deductions)
 
 
 # --------------------------------------------------------------------------- overall
 
 
+@dataclass(frozen=True)
+class ScoreInputs:
+    """Everything a dimension may be scored from."""
+
+    snapshot: ServerSnapshot
+    findings: Sequence[Finding]
+    fuzz: FuzzRun | None
+
+
+@dataclass(frozen=True)
+class DimensionSpec:
+    """One scored dimension: ``key`` (as the report names it), its human ``name``, the scoring
+    function, and an optional ``cap``: the highest overall score the dimension allows (None: no
+    limit), e.g. 39 to hold a server in the F band."""
+
+    key: str
+    name: str
+    score: Callable[[ScoreInputs], Dimension]
+    cap: Callable[[Dimension], int | None] | None = None
+
+
+DIMENSIONS: tuple[DimensionSpec, ...] = (
+    DimensionSpec(
+        "metadata", DIMENSION_NAMES["metadata"], lambda i: metadata_dimension(i.snapshot)
+    ),
+    DimensionSpec(
+        "schemaQuality",
+        DIMENSION_NAMES["schemaQuality"],
+        lambda i: schema_quality_dimension(i.snapshot, i.findings),
+    ),
+    DimensionSpec(
+        "errorHandling",
+        DIMENSION_NAMES["errorHandling"],
+        lambda i: error_handling_dimension(i.fuzz),
+    ),
+    DimensionSpec("liveness", DIMENSION_NAMES["liveness"], lambda i: liveness_dimension(i.fuzz)),
+)
+
+
 def score_server(
     snapshot: ServerSnapshot, findings: Sequence[Finding], fuzz: FuzzRun | None
 ) -> Score:
-    """Score a server: the four dimensions, overall = half-up round(10 × mean of the measured
-    dimensions' one-decimal scores), and its grade ("-" when nothing was measured)."""
-    dimensions = (
-        metadata_dimension(snapshot),
-        schema_quality_dimension(snapshot, findings),
-        error_handling_dimension(fuzz),
-        liveness_dimension(fuzz),
-    )
+    """Score a server: every dimension of ``DIMENSIONS``, overall = half-up round(10 × mean of
+    the measured dimensions' one-decimal scores), bounded by the dimensions' caps, and its grade
+    ("-" when nothing was measured)."""
+    inputs = ScoreInputs(snapshot=snapshot, findings=findings, fuzz=fuzz)
+    scored = [(spec, spec.score(inputs)) for spec in DIMENSIONS]
+    dimensions = tuple(dimension for _, dimension in scored)
     measured = [d.score for d in dimensions if d.score is not None]
     if not measured:
         return Score(overall=None, grade="-", dimensions=dimensions)
     overall = int(round_half_up(10.0 * sum(measured) / len(measured)))
+    for spec, dimension in scored:
+        cap = spec.cap(dimension) if spec.cap is not None else None
+        if cap is not None:
+            overall = min(overall, cap)
     return Score(overall=overall, grade=grade_for(overall), dimensions=dimensions)

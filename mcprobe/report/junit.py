@@ -6,7 +6,8 @@ One ``<testsuite>`` per audit. Test cases, in order:
 - per tool, ``lint`` — that tool's findings, failing on any error or warning (info findings are
   listed in ``<system-out>``);
 - per fuzz case, ``fuzz <label>`` — failing when the call violates a behavioural check
-  (``behavior.*``, see ``render_sarif.BEHAVIOUR_RULES``), ``<skipped/>`` when it was not run;
+  (``behavior.*``, the SARIF rules of the verdict catalogue ``core/verdicts.py``),
+  ``<skipped/>`` when it was not run;
 - per tool skipped by the safety rule or ``maxTools``, ``fuzz`` with ``<skipped/>`` and the reason;
 - the once-per-server ``fuzz unknown_tool`` probe.
 
@@ -22,12 +23,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 
 from mcprobe.core.report_model import ConformanceReport, FindingOut, FuzzResultOut
-from mcprobe.report.sarif import (
-    BEHAVIOUR_RULES_BY_ID,
-    arguments_text,
-    behaviour_failures,
-    excerpt,
-)
+from mcprobe.report.sarif import arguments_text, behaviour_failures, excerpt
 
 # XML 1.0 Char production: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]
 _FORBIDDEN = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -112,9 +108,9 @@ def _fuzz_case(suite: ET.Element, classname: str, result: FuzzResultOut) -> None
         return
     failed = behaviour_failures(result)
     if failed:
-        titles = ", ".join(BEHAVIOUR_RULES_BY_ID[rule_id].title for rule_id in failed)
-        failure = _element("failure", case, message=titles, type=failed[0])
-        fixes = [f"fix: {BEHAVIOUR_RULES_BY_ID[rule_id].fix}" for rule_id in failed]
+        titles = ", ".join(kind.title for kind in failed)
+        failure = _element("failure", case, message=titles, type=str(failed[0].sarif_id))
+        fixes = [f"fix: {kind.fix}" for kind in failed]
         failure.text = xml_safe("\n".join(detail + fixes))
     else:
         _element("system-out", case).text = xml_safe("\n".join(detail))

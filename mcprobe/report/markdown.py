@@ -1,8 +1,10 @@
 """The Markdown report (SPEC §7), rendered from the pydantic ``ConformanceReport`` only.
 
 Pure and deterministic: the same report gives the same bytes. Sections, in order: header,
-coverage, critical callout, dimensions, findings, fuzz table, recommended fixes (what goes in
-that list, and how behaviour is grouped across tools, is decided by ``fix_plan``).
+coverage, critical callout, dimensions, findings, fuzz table, recommended fixes. This module only
+formats: what is critical (``report.critical_problems``) and what goes in the fix list
+(``report.fixes``, with its grouping across tools) were decided by the core; the words of each
+verdict come from the catalogue (``core/verdicts.py``).
 
 Every string that came from the target, or from a report file, is escaped with ``report.escape``:
 quoted target text is inline code, mcprobe's sentences that embed it are backslash-escaped prose.
@@ -14,16 +16,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from mcprobe.core.fix_plan import BehaviourFix, plan_fixes
 from mcprobe.core.model import Outcome
-from mcprobe.core.report_build import critical_problems, sort_findings, unknown_tool_problem
+from mcprobe.core.report_build import sort_findings
 from mcprobe.core.report_model import (
+    BehaviourFixOut,
     ConformanceReport,
     DimensionOut,
     FindingOut,
     FuzzResultOut,
+    LintFixOut,
     LocationOut,
 )
+from mcprobe.core.verdicts import verdict
 from mcprobe.report.escape import md_cell, md_code, md_inline, md_prose, md_text
 
 CLEAN = "Nothing to fix — this server passes every check."
@@ -152,11 +156,13 @@ def _case_ref(tool: str, case: str) -> str:
 
 
 def _critical(report: ConformanceReport) -> list[str]:
-    problems = critical_problems(report.fuzz, crashed_by=report.crashed_by)
-    unknown = unknown_tool_problem(report.unknown_tool_probe)
+    problems = [p for p in report.critical_problems if p.tool is not None]
+    unknown = next(
+        (verdict(p.kind).probe_problem for p in report.critical_problems if p.tool is None), None
+    )
     if not problems and unknown is None and report.crashed_by is None:
         return [NO_CRITICAL]
-    tools = list(dict.fromkeys(p.tool for p in problems))
+    tools = list(dict.fromkeys(p.tool for p in problems if p.tool is not None))
     named = ", ".join(md_inline(t, NAME_LIMIT) for t in tools[:TOOLS_IN_HEADLINE])
     if len(tools) > TOOLS_IN_HEADLINE:
         named += f" and {len(tools) - TOOLS_IN_HEADLINE} more tools"
@@ -166,7 +172,7 @@ def _critical(report: ConformanceReport) -> list[str]:
         cases = ", ".join(md_inline(c, NAME_LIMIT) for c in p.cases[:CASES_PER_FIX])
         more = len(p.cases) - CASES_PER_FIX
         extra = f" and {more} more" if more > 0 else ""
-        lines.append(f"- {md_inline(p.tool, NAME_LIMIT)} {p.problem}: {cases}{extra}")
+        lines.append(f"- {_name(p.tool, 'tool')} {verdict(p.kind).problem}: {cases}{extra}")
     if unknown is not None:
         lines.append(f"- Unknown-tool probe: {unknown}.")
     if report.crashed_by is not None:
@@ -297,66 +303,23 @@ def _fuzz_table(report: ConformanceReport) -> list[str]:
 # --------------------------------------------------------------------------- 7. fixes
 
 
-def _lint_fixes(findings: list[FindingOut]) -> list[list[str]]:
+def _lint_fixes(fixes: list[LintFixOut], findings: list[FindingOut]) -> list[list[str]]:
     """One item per lint code (errors first), each affected place on its own sub-line; the hint
     is stated once when every place shares it, else per place."""
-    groups: dict[str, list[FindingOut]] = {}
-    for f in findings:  # already worst severity first, so groups come errors first
-        groups.setdefault(f.code, []).append(f)
     items: list[list[str]] = []
-    for code, group in groups.items():
-        shared = len({f.hint for f in group}) == 1
+    for fix in fixes:
         head = (
-            f"**{md_inline(code, NAME_LIMIT)}** ({group[0].severity}, "
-            f"{_plural(len(group), 'place', 'places')})"
+            f"**{md_inline(fix.code, NAME_LIMIT)}** ({fix.severity}, "
+            f"{_plural(fix.places, 'place', 'places')})"
         )
-        lines = [f"{head}: {_sentence(group[0].hint)}" if shared else head]
-        for f in group:
+        lines = [head if fix.hint is None else f"{head}: {_sentence(fix.hint)}"]
+        for f in (f for f in findings if f.code == fix.code):
             place = _where(f.location)
-            lines.append(f"- {place}" if shared else f"- {place}: {_sentence(f.hint)}")
+            lines.append(f"- {place}: {_sentence(f.hint)}" if fix.hint is None else f"- {place}")
         items.append(lines)
     return items
 
 
-_BEHAVIOUR_FIXES: tuple[tuple[str, str], ...] = (
-    (
-        "crash",
-        "Keep the server alive on every input: catch failures in the handler and return "
-        "a result with isError: true.",
-    ),
-    ("timeout", "Answer within the call timeout, or fail fast with isError: true."),
-    (
-        "invalidResult",
-        "Return a result that matches the MCP CallToolResult schema: `content` an array of "
-        "well-formed content items, `isError` a boolean, `structuredContent` an object.",
-    ),
-    (
-        "silentlyAccepted",
-        "Validate arguments against the input schema and reject invalid ones "
-        "with isError: true (or JSON-RPC error -32602).",
-    ),
-    (
-        "outputSchemaViolation",
-        "Return structuredContent that validates against the declared outputSchema.",
-    ),
-    ("emptySuccess", "Return usable content on success: non-blank text or structuredContent."),
-    (
-        "rejectedValid",
-        "Declare `examples`, `enum`, `pattern` or `format` for the parameters so an agent can "
-        "build a call that works, or accept this call.",
-    ),
-    (
-        "internalErrorValid",
-        "Make the handler work for every input its schema allows, or narrow the schema to what "
-        "it accepts.",
-    ),
-    (
-        "internalError",
-        "Reject malformed input as invalid params (isError: true or -32602), not as "
-        "an internal error (-32603).",
-    ),
-    ("leak", "Keep error messages short: no tracebacks, exception class names or file paths."),
-)
 TOOLS_IN_FIX = 20
 PROTOCOL_LEVEL = (
     "it comes from the server's protocol layer (the `tools/call` dispatch of its SDK or "
@@ -390,10 +353,24 @@ def _repro(results: tuple[FuzzResultOut, ...], tool: str | None = None) -> str:
     return repro + (f"; and {more} more in the JSON report" if more > 0 else "")
 
 
-def _rejected_valid(fix: BehaviourFix) -> str:
+class _Fix:
+    """A behavioural fix with its results looked up in the report (formatting needs them)."""
+
+    def __init__(self, fix: BehaviourFixOut, by_case: dict[tuple[str, str], FuzzResultOut]):
+        self.fix = fix
+        self.key = fix.kind
+        self.tools = tuple(fix.tools)
+        self.results = tuple(by_case[(c.tool, c.case)] for c in fix.cases)
+        self.advice = md_prose(fix.fix)
+
+    def results_of(self, tool: str) -> tuple[FuzzResultOut, ...]:
+        return tuple(r for r in self.results if r.name == tool)
+
+
+def _rejected_valid(fix: _Fix) -> str:
     first = fix.results_of(fix.tools[0])[0]
     call = md_code(first.arguments, ARGUMENTS_LIMIT)
-    advice = _BEHAVIOUR_FIXES_BY_KEY[fix.key]
+    advice = fix.advice
     if fix.key == "rejectedValid":
         why = "The schema does not tell a client how to call it:"
         if len(fix.tools) > 1:
@@ -414,33 +391,29 @@ def _rejected_valid(fix: BehaviourFix) -> str:
     )
 
 
-def _behaviour_item(fix: BehaviourFix) -> str:
+def _behaviour_item(fix: _Fix) -> str:
     if fix.key in ("rejectedValid", "internalErrorValid"):
         text = _rejected_valid(fix)
     elif len(fix.tools) == 1:
         text = (
-            f"{md_inline(fix.tools[0], NAME_LIMIT)}: {_BEHAVIOUR_FIXES_BY_KEY[fix.key]} "
-            f"Reproduce: {_repro(fix.results)}."
+            f"{md_inline(fix.tools[0], NAME_LIMIT)}: {fix.advice} Reproduce: {_repro(fix.results)}."
         )
     else:
         first = fix.tools[0]
         others = len(fix.tools) - 1
         text = (
             f"{_tool_list(fix.tools)} ({len(fix.tools)} tools, the same behaviour): "
-            f"{_BEHAVIOUR_FIXES_BY_KEY[fix.key]} Reproduce: {_repro(fix.results_of(first), first)}"
+            f"{fix.advice} Reproduce: {_repro(fix.results_of(first), first)}"
             f" (the other {_plural(others, 'tool answers', 'tools answer')} the same kind "
             "of case the same way; every call is in the JSON report)."
         )
-    if fix.protocol_level:
-        kinds = ", ".join(md_inline(k, NAME_LIMIT) for k in fix.kinds)
+    if fix.fix.protocol_level:
+        kinds = ", ".join(md_inline(k, NAME_LIMIT) for k in fix.fix.case_kinds)
         text += (
             f" Protocol-level: every tool that was sent {kinds} answered it this way, so "
             + md_prose(PROTOCOL_LEVEL)
         )
     return text
-
-
-_BEHAVIOUR_FIXES_BY_KEY = {key: md_prose(text) for key, text in _BEHAVIOUR_FIXES}
 
 
 def _metadata_item(fixes: tuple[str, ...]) -> list[str]:
@@ -459,22 +432,25 @@ def _uncovered_item(dimension: DimensionOut) -> list[str]:
 
 
 def _fixes(report: ConformanceReport, findings: list[FindingOut]) -> list[str]:
-    plan = plan_fixes(report)
-    items = _lint_fixes(findings)
+    plan = report.fixes
+    items = _lint_fixes(plan.lint, findings)
     if plan.metadata:
-        items.append(_metadata_item(plan.metadata))
-    items += [[_behaviour_item(fix)] for fix in plan.behaviour]
-    if plan.unknown_tool is not None:
-        probe, why = plan.unknown_tool
+        items.append(_metadata_item(tuple(plan.metadata)))
+    by_case = {(r.name, r.case): r for r in report.fuzz}
+    items += [[_behaviour_item(_Fix(fix, by_case))] for fix in plan.behaviour]
+    probe = report.unknown_tool_probe
+    if plan.unknown_tool is not None and probe is not None:
+        fix = plan.unknown_tool.fix.removesuffix(".")
         items.append(
             [
-                f"Reject calls to unknown tools with JSON-RPC error -32602 or isError: true "
-                f"({why}). Reproduce: call {md_inline(probe.name, NAME_LIMIT)} with "
+                f"{md_prose(fix)} ({md_prose(plan.unknown_tool.why)}). Reproduce: call "
+                f"{md_inline(probe.name, NAME_LIMIT)} with "
                 f"{md_code(probe.arguments, ARGUMENTS_LIMIT)}."
             ]
         )
     items += [[_sentence(fix)] for fix in plan.other]
-    items += [_uncovered_item(d) for d in plan.uncovered]
+    dimensions = {d.key: d for d in report.dimensions}
+    items += [_uncovered_item(dimensions[key]) for key in plan.uncovered if key in dimensions]
     lines = ["## Recommended fixes", ""]
     if not items:
         return [*lines, CLEAN]

@@ -4,7 +4,8 @@ One SARIF result per lint finding and one per behavioural failure of a fuzz case
 is both silently accepted and leaky yields two results). ``ruleId`` is stable: the lint code
 (``tool.missing_description``) or a behavioural check name (``behavior.silently_accepted``).
 Every result names the tool (and parameter) as ``logicalLocations``; behavioural results quote
-the exact arguments that reproduce them.
+the exact arguments that reproduce them. Rule ids, titles, descriptions and fix texts come from the
+verdict catalogue (``core/verdicts.py``), the same words the Markdown report uses.
 
 Physical locations: an MCP server audited over the wire has no source line to point at, and
 GitHub code scanning drops results without one. ``artifact_uri`` (CLI ``--sarif-artifact``)
@@ -19,132 +20,26 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from mcprobe.core.report_model import ConformanceReport, FindingOut, FuzzResultOut
+from mcprobe.core.verdicts import VERDICTS, VerdictKind, sarif_verdicts
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/mcprobe-audit/"
 
 _LEVEL_BY_SEVERITY = {"error": "error", "warning": "warning", "info": "note"}
+# The behavioural rules: the catalogue's verdicts that are SARIF results, in catalogue order.
+BEHAVIOUR_RULES: tuple[VerdictKind, ...] = tuple(k for k in VERDICTS if k.sarif_id is not None)
 _MAX_ARGUMENTS_CHARS = 2000
 _MAX_EXCERPT_CHARS = 300
 
 
-@dataclass(frozen=True)
-class BehaviourRule:
-    """A behavioural check as SARIF and JUnit name it."""
-
-    rule_id: str
-    title: str
-    level: str  # SARIF level: error | warning | note
-    summary: str
-    fix: str
-
-
-BEHAVIOUR_RULES: tuple[BehaviourRule, ...] = (
-    BehaviourRule(
-        "behavior.silently_accepted",
-        "Malformed input accepted",
-        "error",
-        "A deliberately malformed call (it fails the tool's own input schema) came back as a "
-        "successful result instead of being rejected.",
-        "Validate arguments against the input schema and return isError: true (or a JSON-RPC "
-        "-32602 error) naming the offending field.",
-    ),
-    BehaviourRule(
-        "behavior.unknown_tool_accepted",
-        "Unknown tool name accepted",
-        "error",
-        "A call to a tool name that the server does not list came back as a successful result.",
-        "Reject calls to unknown tool names with a JSON-RPC error or an isError result.",
-    ),
-    BehaviourRule(
-        "behavior.empty_success",
-        "Empty success",
-        "error",
-        "A valid call succeeded but returned no usable content (no non-blank text and no "
-        "structuredContent).",
-        "Return the tool's result as text and/or structuredContent, or isError with a reason.",
-    ),
-    BehaviourRule(
-        "behavior.output_schema_violation",
-        "Output schema violated",
-        "error",
-        "The tool declares an outputSchema, but a successful valid call returned no "
-        "structuredContent or structuredContent that does not validate against it.",
-        "Return structuredContent that matches the declared outputSchema (or fix the schema).",
-    ),
-    BehaviourRule(
-        "behavior.protocol_crash",
-        "Protocol crash",
-        "error",
-        "The call closed the transport, killed the server process or produced a reply that is "
-        "not valid JSON-RPC.",
-        "Catch exceptions in the tool handler and turn them into isError results; never write "
-        "anything but JSON-RPC to stdout.",
-    ),
-    BehaviourRule(
-        "behavior.invalid_result",
-        "Invalid result",
-        "error",
-        "The call was answered with a result that breaks the MCP CallToolResult schema of the "
-        "negotiated version (isError not a boolean, content not an array, a malformed content "
-        "item, structuredContent not an object).",
-        "Return content as an array of well-formed content items, isError as a boolean and "
-        "structuredContent as an object.",
-    ),
-    BehaviourRule(
-        "behavior.timeout",
-        "Timeout",
-        "error",
-        "The call got no answer within the per-call timeout.",
-        "Bound the tool's work, answer promptly, and reject inputs it cannot handle in time.",
-    ),
-    BehaviourRule(
-        "behavior.leak",
-        "Internal details leaked",
-        "warning",
-        "An error text shows a traceback, exception class names or absolute file paths.",
-        "Return a short, user-facing error message; log internals to stderr instead.",
-    ),
-    BehaviourRule(
-        "behavior.internal_error",
-        "Internal error instead of a rejection",
-        "warning",
-        "A call was answered with JSON-RPC -32603 (internal error): the server failed rather "
-        "than rejecting the input.",
-        "Validate input up front and reject it with isError or -32602 instead of failing.",
-    ),
-)
-BEHAVIOUR_RULES_BY_ID = {rule.rule_id: rule for rule in BEHAVIOUR_RULES}
-
-
-def behaviour_failures(result: FuzzResultOut) -> tuple[str, ...]:
-    """The behavioural rule ids a classified call violates, in ``BEHAVIOUR_RULES`` order."""
-    unknown_tool_probe = result.kind == "unknown_tool"
-    failed: list[str] = []
-    if result.silently_accepted or (unknown_tool_probe and result.outcome == "ok"):
-        failed.append(
-            "behavior.unknown_tool_accepted" if unknown_tool_probe else "behavior.silently_accepted"
-        )
-    if result.empty_success and not unknown_tool_probe:
-        failed.append("behavior.empty_success")
-    if result.output_schema_violation:
-        failed.append("behavior.output_schema_violation")
-    if result.outcome == "protocolCrash":
-        failed.append("behavior.protocol_crash")
-    if result.outcome == "protocolError" and result.error_code is None:
-        failed.append("behavior.invalid_result")
-    if result.outcome == "timeout":
-        failed.append("behavior.timeout")
-    if result.leak:
-        failed.append("behavior.leak")
-    if result.outcome == "protocolError" and result.error_code == -32603:
-        failed.append("behavior.internal_error")
-    return tuple(failed)
+def behaviour_failures(result: FuzzResultOut) -> tuple[VerdictKind, ...]:
+    """The behavioural verdicts (with a SARIF rule) one classified call shows, in catalogue
+    order. Every crash counts here: SARIF lists calls, not culprits."""
+    return tuple(sarif_verdicts(result))
 
 
 def behavioural_results(report: ConformanceReport) -> tuple[FuzzResultOut, ...]:
@@ -228,17 +123,22 @@ def _rule(code: str, *, title: str, summary: str, fix: str, level: str, tag: str
     }
 
 
+def _sarif_id(kind: VerdictKind) -> str:
+    assert kind.sarif_id is not None  # BEHAVIOUR_RULES holds only verdicts with a rule
+    return kind.sarif_id
+
+
 def _behaviour_rules() -> list[dict[str, Any]]:
     return [
         _rule(
-            rule.rule_id,
-            title=rule.title,
-            summary=rule.summary,
-            fix=rule.fix,
-            level=rule.level,
+            _sarif_id(kind),
+            title=kind.title,
+            summary=kind.summary,
+            fix=kind.fix,
+            level=_LEVEL_BY_SEVERITY[kind.severity.value],
             tag="behavior",
         )
-        for rule in BEHAVIOUR_RULES
+        for kind in BEHAVIOUR_RULES
     ]
 
 
@@ -280,7 +180,7 @@ def _finding_result(server: str, finding: FindingOut) -> dict[str, Any]:
     }
 
 
-def _behaviour_message(rule: BehaviourRule, result: FuzzResultOut) -> str:
+def _behaviour_message(rule: VerdictKind, result: FuzzResultOut) -> str:
     parts = [
         f"{rule.title}: tool '{result.name}', case {result.case}, outcome {result.outcome}"
         + (f" (code {result.error_code})" if result.error_code is not None else "")
@@ -297,12 +197,12 @@ def _behaviour_message(rule: BehaviourRule, result: FuzzResultOut) -> str:
 
 def _behaviour_sarif_results(server: str, report: ConformanceReport) -> Iterator[dict[str, Any]]:
     for result in behavioural_results(report):
-        for rule_id in behaviour_failures(result):
-            rule = BEHAVIOUR_RULES_BY_ID[rule_id]
+        for rule in behaviour_failures(result):
+            rule_id = _sarif_id(rule)
             param = case_param(result.case)
             yield {
                 "ruleId": rule_id,
-                "level": rule.level,
+                "level": _LEVEL_BY_SEVERITY[rule.severity.value],
                 "message": {"text": _behaviour_message(rule, result)},
                 "logicalLocations": _logical_locations(server, result.name, param),
                 "partialFingerprints": {

@@ -1,0 +1,452 @@
+"""The verdict catalogue: every kind of behaviour or shortcoming that can cost a server points or
+earn it a fix, one record each.
+
+Everything a person or a machine reads about a verdict comes from its ``VerdictKind`` record:
+the stable key (``silentlyAccepted``, as the JSON report and the docs name it), the severity,
+whether it is critical (SPEC §7 item 3), the phrase the critical list and the deduction lines use,
+the one fix text (Markdown, SARIF ``help``, JUnit and the JSON fix plan all show the same words),
+and the SARIF rule id, title and description. ``report_build``, ``fix_plan`` and every renderer
+read this table; none of them keeps its own.
+
+A *deduction* (``model.Deduction``) names its verdict by key and carries the parameters of its
+text, so its reason line (``deduction_reason``) and its fix (``deduction_fix``) are both produced
+from data: nothing is parsed back from text.
+
+Also here, because the report builder, the fix plan and SARIF must agree on it: which verdicts one
+classified call shows (``problem_keys``, ``probe_keys``) and the grouping by verdict then tool.
+
+Pure: no I/O.
+
+To add a verdict kind: append a ``VerdictKind`` to ``VERDICTS`` (the tuple order is the priority
+order of the critical list and the fix plan), detect it where its evidence is (``problem_keys``
+for a classified call; a dimension's scoring function for a deduction), and document it in
+``docs/checks.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from mcprobe.core.model import Deduction, Outcome, Severity
+from mcprobe.core.report_model import FuzzResultOut
+
+__all__ = [
+    "CRITICAL_KEYS",
+    "LISTED_EXAMPLES",
+    "MIN_INSTRUCTIONS",
+    "VERDICTS",
+    "VERDICTS_BY_KEY",
+    "VerdictKind",
+    "deduction_fix",
+    "deduction_label",
+    "deduction_reason",
+    "fmt_number",
+    "group_problems",
+    "name_list",
+    "probe_keys",
+    "problem_keys",
+    "sarif_verdicts",
+    "verdict",
+]
+
+MIN_INSTRUCTIONS = 40  # characters of `instructions` that count as non-trivial
+LISTED_EXAMPLES = 5  # how many cases/tools a reason line names before "and N more"
+
+METADATA = "metadata"
+SCHEMA_QUALITY = "schemaQuality"
+ERROR_HANDLING = "errorHandling"
+LIVENESS = "liveness"
+
+
+@dataclass(frozen=True)
+class VerdictKind:
+    """One verdict kind. Text fields are ``str.format`` templates over a deduction's ``params``.
+
+    - ``reason``: the deduction line after ``−N:`` (fuzz verdicts add ``(count): cases``);
+      ``why`` is appended after the cases (what the verdict means for the server).
+    - ``problem``: the phrase after a tool's name in the critical list and the problem groups;
+      ``probe_problem`` the sentence for the unknown-tool probe showing this verdict.
+    - ``fix``: the change that removes it (names in single backticks, the lint convention).
+    - ``dimensions``: the dimensions whose points it can cost (empty: it costs none).
+    - ``sarif_id`` / ``title`` / ``summary``: its SARIF rule (``None``: not a SARIF result);
+      ``title`` is also the JUnit failure message.
+    """
+
+    key: str
+    title: str
+    fix: str
+    severity: Severity = Severity.ERROR
+    critical: bool = False
+    dimensions: frozenset[str] = frozenset()
+    reason: str = ""
+    why: str = ""
+    problem: str = ""
+    probe_problem: str = ""
+    summary: str = ""
+    sarif_id: str | None = None
+
+
+_FUZZ = frozenset({ERROR_HANDLING, LIVENESS})
+
+# Order = priority: what takes a server down first, then what lies to the caller, then what a
+# caller cannot work out, then the server's metadata.
+VERDICTS: tuple[VerdictKind, ...] = (
+    VerdictKind(
+        key="crash",
+        title="Protocol crash",
+        reason="protocolCrash",
+        problem="crashed the target (transport lost)",
+        probe_problem="a call to a tool that does not exist crashed the target",
+        fix="Keep the server alive on every input: catch failures in the handler and return a "
+        "result with isError: true.",
+        critical=True,
+        dimensions=_FUZZ,
+        summary="The call closed the transport, killed the server process or produced a reply "
+        "that is not valid JSON-RPC.",
+        sarif_id="behavior.protocol_crash",
+    ),
+    VerdictKind(
+        key="timeout",
+        title="Timeout",
+        reason="timeout",
+        problem="timed out",
+        probe_problem="a call to a tool that does not exist timed out instead of being rejected",
+        fix="Answer within the call timeout, or fail fast with isError: true.",
+        critical=True,
+        dimensions=_FUZZ,
+        summary="The call got no answer within the per-call timeout.",
+        sarif_id="behavior.timeout",
+    ),
+    VerdictKind(
+        key="invalidResult",
+        title="Invalid result",
+        reason="invalid result (breaks the MCP result schema)",
+        problem="answers with a result that breaks the MCP result schema",
+        probe_problem="a call to a tool that does not exist got a result that breaks the MCP "
+        "schema",
+        fix="Return a result that matches the MCP CallToolResult schema: `content` an array of "
+        "well-formed content items, `isError` a boolean, `structuredContent` an object.",
+        critical=True,
+        dimensions=_FUZZ,
+        summary="The call was answered with a result that breaks the MCP CallToolResult schema of "
+        "the negotiated version (isError not a boolean, content not an array, a malformed content "
+        "item, structuredContent not an object).",
+        sarif_id="behavior.invalid_result",
+    ),
+    VerdictKind(
+        key="silentlyAccepted",
+        title="Malformed input accepted",
+        reason="silently accepted",
+        problem="silently accepts malformed input",
+        fix="Validate arguments against the input schema and reject invalid ones with isError: "
+        "true (or JSON-RPC error -32602).",
+        critical=True,
+        dimensions=frozenset({ERROR_HANDLING}),
+        summary="A deliberately malformed call (it fails the tool's own input schema) came back "
+        "as a successful result instead of being rejected.",
+        sarif_id="behavior.silently_accepted",
+    ),
+    VerdictKind(
+        key="unknownToolAccepted",
+        title="Unknown tool name accepted",
+        problem="accepts a call to a tool that does not exist",
+        probe_problem="a call to a tool that does not exist succeeded instead of being rejected",
+        fix="Reject calls to unknown tools with JSON-RPC error -32602 or isError: true.",
+        critical=True,
+        dimensions=frozenset({ERROR_HANDLING}),
+        summary="A call to a tool name that the server does not list came back as a successful "
+        "result.",
+        sarif_id="behavior.unknown_tool_accepted",
+    ),
+    VerdictKind(
+        key="outputSchemaViolation",
+        title="Output schema violated",
+        reason="output-schema violation",
+        problem="violates its own outputSchema",
+        fix="Return structuredContent that validates against the declared outputSchema.",
+        critical=True,
+        dimensions=frozenset({LIVENESS}),
+        summary="The tool declares an outputSchema, but a successful valid call returned no "
+        "structuredContent or structuredContent that does not validate against it.",
+        sarif_id="behavior.output_schema_violation",
+    ),
+    VerdictKind(
+        key="emptySuccess",
+        title="Empty success",
+        reason="empty success",
+        problem="returns an empty success for valid input",
+        fix="Return usable content on success: non-blank text or structuredContent.",
+        critical=True,
+        dimensions=frozenset({LIVENESS}),
+        summary="A valid call succeeded but returned no usable content (no non-blank text and no "
+        "structuredContent).",
+        sarif_id="behavior.empty_success",
+    ),
+    VerdictKind(
+        key="rejectedValid",
+        title="Valid call rejected",
+        severity=Severity.WARNING,
+        reason="valid call rejected ({answer})",
+        why=" — mcprobe built each call from the input schema alone and it validates, so the "
+        "schema does not tell a client how to call the tool: declare `examples`, `enum`, "
+        "`pattern` or `format` for its parameters, or accept such a call",
+        problem="rejects the minimal valid call built from its input schema",
+        fix="Declare `examples`, `enum`, `pattern` or `format` for the parameters so an agent can "
+        "build a call that works, or accept this call.",
+        dimensions=frozenset({LIVENESS}),
+        summary="A call built from the input schema alone, and valid against it, was rejected.",
+    ),
+    VerdictKind(
+        key="internalErrorValid",
+        title="Internal error on a valid call",
+        severity=Severity.WARNING,
+        reason="internal error -32603 on a valid call",
+        why=" — the handler failed on input its schema allows: fix the handler, or narrow the "
+        "schema to what it accepts",
+        problem="fails with an internal error (-32603) on a valid call",
+        fix="Make the handler work for every input its schema allows, or narrow the schema to "
+        "what it accepts.",
+        dimensions=frozenset({LIVENESS}),
+        summary="A valid call (built from the tool's input schema and valid against it) was "
+        "answered with JSON-RPC -32603 (internal error): the handler failed on input its schema "
+        "allows.",
+        sarif_id="behavior.internal_error_valid",
+    ),
+    VerdictKind(
+        key="internalError",
+        title="Internal error instead of a rejection",
+        severity=Severity.WARNING,
+        reason="internal error -32603",
+        problem="answers malformed input with an internal error (-32603)",
+        probe_problem="a call to a tool that does not exist got an internal error (-32603)",
+        fix="Reject malformed input as invalid params (isError: true or -32602), not as an "
+        "internal error (-32603).",
+        dimensions=frozenset({ERROR_HANDLING}),
+        summary="A call was answered with JSON-RPC -32603 (internal error): the server failed "
+        "rather than rejecting the input.",
+        sarif_id="behavior.internal_error",
+    ),
+    VerdictKind(
+        key="leak",
+        title="Internal details leaked",
+        severity=Severity.WARNING,
+        problem="leaks internals in error text",
+        fix="Keep error messages short: no tracebacks, exception class names or file paths.",
+        summary="An error text shows a traceback, exception class names or absolute file paths.",
+        sarif_id="behavior.leak",
+    ),
+    VerdictKind(
+        key="slowValidCalls",
+        title="Slow valid calls",
+        severity=Severity.WARNING,
+        reason="valid-call p50 latency {p50} ms exceeds {budget} ms ({per100} per 100 ms over)",
+        fix="Answer valid calls faster: their p50 latency is {p50} ms, over the {budget} ms "
+        "budget (−{per100} per 100 ms over); move slow work off the call path, or cache it.",
+        dimensions=frozenset({LIVENESS}),
+    ),
+    VerdictKind(
+        key="unsupportedProtocolVersion",
+        title="Unsupported protocol version",
+        reason="unsupported protocol version {shown} negotiated",
+        fix="Answer initialize with a supported protocolVersion: the client's when you support "
+        "it, else the newest you do (2024-11-05 to 2025-11-25); the MCP SDKs negotiate this.",
+        dimensions=frozenset({METADATA}),
+    ),
+    VerdictKind(
+        key="noServerName",
+        title="No server name",
+        reason="no server `name` in serverInfo",
+        fix="Set `serverInfo.name` in the initialize result to a stable identifier for the server.",
+        dimensions=frozenset({METADATA}),
+    ),
+    VerdictKind(
+        key="noServerVersion",
+        title="No server version",
+        reason="no server `version` in serverInfo",
+        fix="Set `serverInfo.version` to the release you ship, so clients and bug reports can "
+        "tell versions apart.",
+        dimensions=frozenset({METADATA}),
+    ),
+    VerdictKind(
+        key="noServerTitle",
+        title="No server title",
+        severity=Severity.INFO,
+        reason="no human-readable `title` in serverInfo",
+        fix="Add a human-readable `serverInfo.title` (hosts show it to people; MCP 2025-06-18 "
+        "and later).",
+        dimensions=frozenset({METADATA}),
+    ),
+    VerdictKind(
+        key="noInstructions",
+        title="No instructions",
+        severity=Severity.WARNING,
+        reason="no `instructions` in initialize",
+        fix="Send `instructions` in the initialize result: a few sentences on what the server is "
+        "for and how its tools fit together (at least {minimum} characters).",
+        dimensions=frozenset({METADATA}),
+    ),
+    VerdictKind(
+        key="shortInstructions",
+        title="Short instructions",
+        severity=Severity.INFO,
+        reason="`instructions` are only {length} characters (< {minimum})",
+        fix="Expand `instructions` to at least {minimum} characters: what the server is for and "
+        "how its tools fit together.",
+        dimensions=frozenset({METADATA}),
+    ),
+    VerdictKind(
+        key="capabilityNotServed",
+        title="Capability advertised but nothing served",
+        severity=Severity.WARNING,
+        reason="advertises the `{capability}` capability but lists no {capability}",
+        fix="Serve {capability}, or stop advertising the `{capability}` capability in the "
+        "initialize result.",
+        dimensions=frozenset({METADATA}),
+    ),
+    VerdictKind(
+        key="toolsNotAdvertised",
+        title="Tools listed without the tools capability",
+        severity=Severity.WARNING,
+        reason="lists {count} tools without advertising the `tools` capability",
+        fix="Advertise the `tools` capability in the initialize result.",
+        dimensions=frozenset({METADATA}),
+    ),
+    VerdictKind(
+        key="lintFindings",
+        title="Lint findings",
+        # Its lines are the Schema Quality formula and per-tool lines (score.py); the fixes are
+        # the findings' own hints, one item per lint code.
+        fix="Fix the lint findings listed under Findings.",
+        dimensions=frozenset({SCHEMA_QUALITY}),
+    ),
+)
+VERDICTS_BY_KEY = {kind.key: kind for kind in VERDICTS}
+CRITICAL_KEYS = frozenset(kind.key for kind in VERDICTS if kind.critical)
+_PRIORITY = {kind.key: n for n, kind in enumerate(VERDICTS)}
+
+
+def verdict(key: str) -> VerdictKind:
+    """The catalogue record of ``key`` (a ``KeyError`` names an unregistered verdict)."""
+    return VERDICTS_BY_KEY[key]
+
+
+def priority(key: str) -> int:
+    return _PRIORITY[key]
+
+
+# --------------------------------------------------------------------------- text
+
+
+def fmt_number(value: float, digits: int = 4) -> str:
+    """A number as a person would write it: 2, 0.5, 0.375, 7.8."""
+    text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def name_list(items: Sequence[str]) -> str:
+    """The first few names, then "and N more"."""
+    shown = ", ".join(items[:LISTED_EXAMPLES])
+    more = len(items) - LISTED_EXAMPLES
+    return f"{shown} and {more} more" if more > 0 else shown
+
+
+def deduction_label(deduction: Deduction) -> str:
+    """What a deduction is for, e.g. ``silently accepted`` (its verdict's ``reason``)."""
+    return verdict(deduction.cause).reason.format(**dict(deduction.params))
+
+
+def deduction_reason(deduction: Deduction) -> str:
+    """The reason line of one deduction, e.g. ``−2: silently accepted (1): a wrong_type:x``."""
+    kind = verdict(deduction.cause)
+    text = f"−{fmt_number(deduction.amount)}: {deduction_label(deduction)}"
+    if deduction.cases:
+        text += f" ({len(deduction.cases)}): {name_list(deduction.cases)}"
+    return text + kind.why
+
+
+def deduction_fix(cause: str, params: Iterable[tuple[str, str]] = ()) -> str:
+    """The fix of one deduction: its verdict's fix text with the deduction's parameters."""
+    return verdict(cause).fix.format(**dict(params))
+
+
+# --------------------------------------------------------------------------- detection
+
+_CRASH = Outcome.PROTOCOL_CRASH.value
+_TIMEOUT = Outcome.TIMEOUT.value
+_OK = Outcome.OK.value
+_PROTOCOL_ERROR = Outcome.PROTOCOL_ERROR.value
+_REJECTIONS = (Outcome.TOOL_ERROR.value, _PROTOCOL_ERROR)
+
+
+def problem_keys(result: FuzzResultOut, crashed_by: str | None = None) -> list[str]:
+    """The verdict keys one fuzz result shows, in priority order. With a known killing case
+    (``crashed_by``, "tool case"), other calls in flight when the target died are its victims,
+    not culprits."""
+    out = result
+    keys: list[str] = []
+    if out.outcome == _CRASH and (crashed_by is None or crashed_by == f"{out.name} {out.case}"):
+        keys.append("crash")
+    if out.outcome == _TIMEOUT:
+        keys.append("timeout")
+    # A result that breaks the MCP result schema: a protocolError with no JSON-RPC error code
+    # (every JSON-RPC error reply carries one); it is neither a success nor a rejection.
+    invalid = out.outcome == _PROTOCOL_ERROR and out.error_code is None
+    if invalid:
+        keys.append("invalidResult")
+    if out.silently_accepted:
+        keys.append("silentlyAccepted")
+    if out.output_schema_violation:
+        keys.append("outputSchemaViolation")
+    if out.empty_success:
+        keys.append("emptySuccess")
+    if not out.malformed and out.outcome in _REJECTIONS and not invalid:
+        keys.append("internalErrorValid" if out.error_code == -32603 else "rejectedValid")
+    if out.malformed and out.outcome == _PROTOCOL_ERROR and out.error_code == -32603:
+        keys.append("internalError")
+    if out.leak:
+        keys.append("leak")
+    return keys
+
+
+def probe_keys(probe: FuzzResultOut) -> list[str]:
+    """The verdict keys the unknown-tool probe shows (a call to a tool that does not exist)."""
+    keys: list[str] = []
+    if probe.outcome == _CRASH:
+        keys.append("crash")
+    elif probe.outcome == _PROTOCOL_ERROR and probe.error_code is None:
+        keys.append("invalidResult")
+    elif probe.outcome == _TIMEOUT:
+        keys.append("timeout")
+    elif probe.outcome == _OK:
+        keys.append("unknownToolAccepted")
+    elif probe.outcome == _PROTOCOL_ERROR and probe.error_code == -32603:
+        keys.append("internalError")
+    if probe.leak:
+        keys.append("leak")
+    return keys
+
+
+def sarif_verdicts(result: FuzzResultOut) -> list[VerdictKind]:
+    """The verdicts of one call that are SARIF results (every crash counts: SARIF lists calls,
+    not culprits), in catalogue order."""
+    keys = probe_keys(result) if result.kind == "unknown_tool" else problem_keys(result)
+    found = [verdict(key) for key in keys]
+    return sorted((k for k in found if k.sarif_id is not None), key=lambda k: priority(k.key))
+
+
+def group_problems(
+    results: Iterable[FuzzResultOut],
+    *,
+    crashed_by: str | None = None,
+    keys: frozenset[str] | None = None,
+) -> list[tuple[str, str, list[FuzzResultOut]]]:
+    """``(key, tool, results)`` grouped by verdict (priority order), then tool (first seen),
+    restricted to ``keys`` when given."""
+    grouped: dict[str, dict[str, list[FuzzResultOut]]] = {}
+    for result in results:
+        for key in problem_keys(result, crashed_by):
+            if keys is None or key in keys:
+                grouped.setdefault(key, {}).setdefault(result.name, []).append(result)
+    ordered = sorted(grouped, key=priority)
+    return [(key, tool, found) for key in ordered for tool, found in grouped[key].items()]
