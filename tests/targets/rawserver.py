@@ -409,9 +409,16 @@ def weird(server: RawServer, rid: Json, args: Json) -> None:
 
 
 def huge(server: RawServer, rid: Json, args: Json) -> None:
-    """Answer with a 30 MB line (``huge_mb=N`` to change)."""
-    blob = "A" * (int(server.keys.get("huge_mb", "30")) * 1024 * 1024)
-    server.reply(rid, _text(blob))
+    """Answer with a 30 MB line (``huge_mb=N`` to change), written in 1 MiB pieces so that even
+    a 1 GB line costs the target no memory."""
+    mib = int(server.keys.get("huge_mb", "30"))
+    head = json.dumps({"jsonrpc": "2.0", "id": rid})[:-1]
+    server.out.write(f'{head}, "result": {{"content": [{{"type": "text", "text": "'.encode())
+    block = b"A" * (1024 * 1024)
+    for _ in range(mib):
+        server.out.write(block)
+    server.out.write(b'"}]}}\n')
+    server.out.flush()
 
 
 def invalid_reply(server: RawServer, rid: Json, args: Json) -> None:
