@@ -439,7 +439,7 @@ async def test_an_http_compression_bomb_is_an_oversize_reply_and_the_healthy_too
     None
 ):
     with anyio.fail_after(CONNECT + 60):
-        async with serve(bomb_server(GIB)) as base:
+        async with serve(bomb_server(GIB, surrogates=True)) as base:
             spec = TargetSpec("http", url=f"{base}/mcp", connect_timeout=CONNECT, call_timeout=10)
             started = time.monotonic()
             report = await audit_spec(spec, fuzz=True, options=AuditOptions(concurrency=1))
@@ -450,6 +450,15 @@ async def test_an_http_compression_bomb_is_an_oversize_reply_and_the_healthy_too
         assert "exceeds the 4194304-byte cap" in (bomb.note or ""), bomb.note
     oversize = next(f for f in report.findings if f.code == "server.oversize_message")
     assert "(cap 4194304)" in oversize.message
+    # Nesting: past mcprobe's limit (checked after the SDK parsed it) and past the SDK's own.
+    deep = result(report, "deep").note or ""
+    assert "nests deeper than 100 levels at $.result.structuredContent.a.a" in deep
+    abyss = result(report, "abyss").note or ""
+    assert "nests deeper than 100 levels (a level beyond the SDK parser's limit" in abyss
+    assert "server.deep_nesting" in codes(report)
+    # Lone surrogates over HTTP: accepted (initialize worked) and shown as visible escapes.
+    assert report.server.name == r"bomb\ud83d"
+    assert (result(report, "echo").message or "").endswith(r"\ud83d")
     healthy_echo(report)
     valid_output(report)
     assert elapsed < 10 + SLACK * 2

@@ -19,6 +19,7 @@ from mcprobe.core.model import Case, CaseKind, RawCall, RawKind
 from mcprobe.core.report_model import ServerOut
 from mcprobe.core.safe_json import safe_text, safe_value
 from mcprobe.core.schema_dialect import instance_errors, schema_problems
+from mcprobe.target.transports.http_cap import visible_lone_surrogates
 
 
 def nested(depth: int, leaf: Any = 1) -> Any:
@@ -95,3 +96,12 @@ def test_core_steps_stay_bounded_on_values_nested_5000_levels_deep() -> None:
     raw = RawCall(RawKind.RESULT, result={"content": [], "structuredContent": nested(5000)})
     result = classify_call(valid, raw, {"name": "t"})
     assert result.message is not None and result.message.startswith('{"a": {"a":')
+
+
+def test_lone_surrogate_escapes_in_http_json_become_visible_text_and_pairs_stay() -> None:
+    lone = json.loads(visible_lone_surrogates(b'{"a": "x\\ud83d", "b": "\\udc00y"}'))
+    assert lone == {"a": r"x\ud83d", "b": r"\udc00y"}
+    pair = b'{"a": "\\ud83d\\ude00"}'
+    assert visible_lone_surrogates(pair) is pair
+    escaped_backslash = b'{"a": "\\\\ud83d"}'  # a backslash, then the text "ud83d"
+    assert visible_lone_surrogates(escaped_backslash) == escaped_backslash

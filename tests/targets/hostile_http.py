@@ -7,8 +7,11 @@
   ``Authorization`` and ``X-Api-Key`` headers it received in serverInfo, instructions, tool
   descriptions, tool results and error texts.
 - ``bomb_server(decoded)``: a minimal Streamable HTTP MCP server (JSON responses) with a
-  healthy ``echo`` tool and a ``bomb`` tool whose reply is gzip that inflates to ``decoded``
-  bytes (1 GiB: about 1 MB on the wire), streamed without ever holding it inflated.
+  healthy ``echo`` tool, a ``bomb`` tool whose reply is gzip that inflates to ``decoded``
+  bytes (1 GiB: about 1 MB on the wire), streamed without ever holding it inflated, and
+  ``deep`` / ``abyss`` tools whose structuredContent nests 150 / 5,000 levels (past mcprobe's
+  limit; past the SDK parser's too). ``surrogates=True``: half an emoji in serverInfo.name and
+  in echo's reply.
 - ``silent_socket()``: a socket that listens (the kernel accepts) but never answers.
 """
 
@@ -138,7 +141,13 @@ def gzip_bomb(prefix: bytes, decoded: int, suffix: bytes) -> Iterator[bytes]:
     yield raw.compress(tail) + raw.flush() + struct.pack("<II", crc, size & 0xFFFFFFFF)
 
 
-def bomb_server(decoded: int) -> ASGIApp:
+def _nested_reply(rid: Any, depth: int) -> bytes:
+    nested = '{"a":' * depth + "1" + "}" * depth
+    head = f'{{"jsonrpc":"2.0","id":{json.dumps(rid)},"result":{{"content":[],'
+    return f'{head}"structuredContent":{nested}}}}}'.encode()
+
+
+def bomb_server(decoded: int, *, surrogates: bool = False) -> ASGIApp:
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
             await _lifespan(receive, send)
@@ -163,7 +172,7 @@ def bomb_server(decoded: int) -> ASGIApp:
             reply["result"] = {
                 "protocolVersion": params["protocolVersion"],
                 "capabilities": {"tools": {}},
-                "serverInfo": {"name": "bomb", "version": "1.0"},
+                "serverInfo": {"name": "bomb\ud83d" if surrogates else "bomb", "version": "1.0"},
             }
         elif method == "tools/list":
             schema = {"type": "object", "properties": {"x": {"type": "string"}}}
@@ -175,7 +184,7 @@ def bomb_server(decoded: int) -> ASGIApp:
                         "inputSchema": schema,
                         "annotations": {"readOnlyHint": True},
                     }
-                    for name in ("echo", "bomb")
+                    for name in ("echo", "bomb", "deep", "abyss")
                 ]
             }
         elif method == "tools/call" and params.get("name") == "bomb":
@@ -192,8 +201,13 @@ def bomb_server(decoded: int) -> ASGIApp:
                 await send({"type": "http.response.body", "body": piece, "more_body": True})
             await send({"type": "http.response.body", "body": b""})
             return
+        elif method == "tools/call" and params.get("name") in ("deep", "abyss"):
+            depth = 150 if params["name"] == "deep" else 5000
+            headers = [(b"content-type", b"application/json")]
+            await _respond(send, 200, _nested_reply(message["id"], depth), headers)
+            return
         elif method == "tools/call":
-            text = json.dumps(params.get("arguments"))
+            text = json.dumps(params.get("arguments")) + (" \ud83d" if surrogates else "")
             reply["result"] = {"content": [{"type": "text", "text": text}]}
         else:
             reply["error"] = {"code": -32601, "message": f"no {method}"}

@@ -15,11 +15,17 @@ told (an ``OversizeReply`` for the request the body answers, read from the reque
 and the SDK gets a ``ResponseTooLarge`` (an ``httpx2.StreamError``), which it turns into an
 error reply for that request; ``RawSession`` replaces that reply with the oversize note. Memory
 stays at about ``limit`` plus a few pieces, whatever the compression ratio.
+
+Lone surrogates: the SDK's JSON parser refuses ``"\\ud83d"`` (valid JSON, sent by JavaScript
+servers that cut an emoji in half), which would make such a server's ``initialize`` fail over
+HTTP. A JSON body is therefore held whole (at most ``limit``) and each lone surrogate escape is
+turned into visible text (``visible_lone_surrogates``) — the form the reports use for it.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import suppress
@@ -35,6 +41,49 @@ ACCEPT_ENCODING = "gzip, deflate"
 _PIECE = 64 * 1024
 _DECODED = frozenset({"gzip", "x-gzip", "deflate"})
 _BOUNDARIES = (b"\n\n", b"\r\n\r\n", b"\r\r")
+
+
+_ESCAPE = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL)
+
+
+def _is_high(hexdigits: bytes) -> bool:
+    return 0xD800 <= int(hexdigits, 16) <= 0xDBFF
+
+
+def _is_low(hexdigits: bytes) -> bool:
+    return 0xDC00 <= int(hexdigits, 16) <= 0xDFFF
+
+
+def visible_lone_surrogates(body: bytes) -> bytes:
+    """JSON text with every *lone* surrogate escape (``\\ud83d`` without its pair) turned into
+    the six characters ``\\ud83d`` (its backslash escaped), which the SDK's parser (jiter)
+    accepts; valid pairs are left alone. That is the form every report shows them in
+    (``core.safe_json``), so HTTP and stdio targets read the same."""
+    if b"\\u" not in body:
+        return body
+    # Escapes are matched left to right, so "\\\\ud83d" (an escaped backslash, then text) is
+    # never mistaken for an escape.
+    escapes = [m for m in _ESCAPE.finditer(body) if m.group(1) is not None]
+    lone: list[int] = []
+    for index, match in enumerate(escapes):
+        digits = match.group(1)
+        if _is_high(digits):
+            nxt = escapes[index + 1] if index + 1 < len(escapes) else None
+            if nxt is None or nxt.start() != match.end() or not _is_low(nxt.group(1)):
+                lone.append(match.start())
+        elif _is_low(digits):
+            prev = escapes[index - 1] if index else None
+            if prev is None or prev.end() != match.start() or not _is_high(prev.group(1)):
+                lone.append(match.start())
+    if not lone:
+        return body
+    out = bytearray()
+    last = 0
+    for start in lone:
+        out += body[last:start] + b"\\"
+        last = start
+    out += body[last:]
+    return bytes(out)
 
 
 class ResponseTooLarge(httpx2.StreamError):
@@ -91,6 +140,7 @@ class _CappedStream(httpx2.AsyncByteStream):
         *,
         limit: int,
         event_stream: bool,
+        json_body: bool,
         request_id: int | str | None,
         report: Callable[[OversizeReply], None] | None,
     ) -> None:
@@ -99,6 +149,7 @@ class _CappedStream(httpx2.AsyncByteStream):
         self._layers = [_Inflater(c) for c in reversed(codings)]
         self._limit = limit
         self._event_stream = event_stream
+        self._json_body = json_body
         self._request_id = request_id
         self._report = report
         self._counted = 0  # decoded bytes of the body, or since the last event boundary
@@ -134,6 +185,18 @@ class _CappedStream(httpx2.AsyncByteStream):
             )
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
+        if self._json_body:
+            # The SDK reads a JSON reply whole anyway; held here (at most the cap) so lone
+            # surrogates can be made readable before it parses.
+            body = bytearray()
+            async for piece in self._pieces():
+                body += piece
+            yield visible_lone_surrogates(bytes(body))
+            return
+        async for piece in self._pieces():
+            yield piece
+
+    async def _pieces(self) -> AsyncIterator[bytes]:
         async for chunk in self._raw:
             for piece in self._decode(chunk, final=False):
                 self._count(piece)
@@ -196,6 +259,7 @@ class CappedTransport(httpx2.AsyncBaseTransport):
             decoded_here,
             limit=self.limit,
             event_stream=content_type.startswith("text/event-stream"),
+            json_body=content_type.startswith("application/json"),
             request_id=_request_id(request),
             report=self.report,
         )
