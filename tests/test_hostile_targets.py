@@ -435,11 +435,12 @@ MAX_RSS_MB = 300
 plain audit of the same server peaks near 100 MB; before the decoded-size cap it took ~5 GB)."""
 
 
-async def test_an_http_compression_bomb_is_an_oversize_reply_and_the_healthy_tool_is_audited() -> (
-    None
-):
+@pytest.mark.parametrize("sse", [False, True], ids=["json_body", "event_stream"])
+async def test_an_http_compression_bomb_is_an_oversize_reply_and_the_healthy_tool_is_audited(
+    sse: bool,
+) -> None:
     with anyio.fail_after(CONNECT + 60):
-        async with serve(bomb_server(GIB, surrogates=True)) as base:
+        async with serve(bomb_server(GIB, surrogates=True, sse=sse)) as base:
             spec = TargetSpec("http", url=f"{base}/mcp", connect_timeout=CONNECT, call_timeout=10)
             started = time.monotonic()
             report = await audit_spec(spec, fuzz=True, options=AuditOptions(concurrency=1))

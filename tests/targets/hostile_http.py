@@ -147,7 +147,15 @@ def _nested_reply(rid: Any, depth: int) -> bytes:
     return f'{head}"structuredContent":{nested}}}}}'.encode()
 
 
-def bomb_server(decoded: int, *, surrogates: bool = False) -> ASGIApp:
+def bomb_server(decoded: int, *, surrogates: bool = False, sse: bool = False) -> ASGIApp:
+    """See the module docstring; ``sse=True`` sends every reply as one SSE event
+    (``text/event-stream``) instead of a JSON body, the bomb included."""
+    kind = b"text/event-stream" if sse else b"application/json"
+    before, after = (b"event: message\ndata: ", b"\n\n") if sse else (b"", b"")
+
+    async def reply_with(send: Send, body: bytes) -> None:
+        await _respond(send, 200, before + body + after, [(b"content-type", kind)])
+
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
             await _lifespan(receive, send)
@@ -193,27 +201,24 @@ def bomb_server(decoded: int, *, surrogates: bool = False) -> ASGIApp:
                 + b', "result": {"content": [{"type": "text", "text": "'
             )
             headers = [
-                (b"content-type", b"application/json"),
+                (b"content-type", kind),
                 (b"content-encoding", b"gzip"),
             ]
             await send({"type": "http.response.start", "status": 200, "headers": headers})
-            for piece in gzip_bomb(head, decoded, b'"}]}}'):
+            for piece in gzip_bomb(before + head, decoded, b'"}]}}' + after):
                 await send({"type": "http.response.body", "body": piece, "more_body": True})
             await send({"type": "http.response.body", "body": b""})
             return
         elif method == "tools/call" and params.get("name") in ("deep", "abyss"):
             depth = 150 if params["name"] == "deep" else 5000
-            headers = [(b"content-type", b"application/json")]
-            await _respond(send, 200, _nested_reply(message["id"], depth), headers)
+            await reply_with(send, _nested_reply(message["id"], depth))
             return
         elif method == "tools/call":
             text = json.dumps(params.get("arguments")) + (" \ud83d" if surrogates else "")
             reply["result"] = {"content": [{"type": "text", "text": text}]}
         else:
             reply["error"] = {"code": -32601, "message": f"no {method}"}
-        await _respond(
-            send, 200, json.dumps(reply).encode(), [(b"content-type", b"application/json")]
-        )
+        await reply_with(send, json.dumps(reply).encode())
 
     return app
 

@@ -10,16 +10,18 @@ offers only what is decoded here (``ACCEPT_ENCODING``).
 
 Caps (``limit``, the same as stdio's line cap): a JSON body may decode to ``limit`` bytes; an
 event stream (SSE) may carry ``limit`` bytes between two event boundaries (a long-lived stream
-of small events is fine). Past the cap, reading stops: the connection is dropped, the session is
-told (an ``OversizeReply`` for the request the body answers, read from the request's own JSON)
-and the SDK gets a ``ResponseTooLarge`` (an ``httpx2.StreamError``), which it turns into an
-error reply for that request; ``RawSession`` replaces that reply with the oversize note. Memory
-stays at about ``limit`` plus a few pieces, whatever the compression ratio.
+of small events is fine; it is handed on one whole event at a time). Past the cap, reading
+stops: the connection is dropped, the session is told (an ``OversizeReply`` for the request the
+body answers, read from the request's own JSON) and the SDK gets a ``ResponseTooLarge`` (an
+``httpx2.StreamError``), which it turns into an error reply for that request; ``RawSession``
+replaces that reply with the oversize note. Memory stays at about ``limit`` plus a few pieces,
+whatever the compression ratio.
 
 Lone surrogates: the SDK's JSON parser refuses ``"\\ud83d"`` (valid JSON, sent by JavaScript
 servers that cut an emoji in half), which would make such a server's ``initialize`` fail over
 HTTP. A JSON body is therefore held whole (at most ``limit``) and each lone surrogate escape is
-turned into visible text (``visible_lone_surrogates``) — the form the reports use for it.
+turned into visible text (``visible_lone_surrogates``) — the form the reports use for it; an
+event stream gets the same, event by event.
 """
 
 from __future__ import annotations
@@ -152,8 +154,7 @@ class _CappedStream(httpx2.AsyncByteStream):
         self._json_body = json_body
         self._request_id = request_id
         self._report = report
-        self._counted = 0  # decoded bytes of the body, or since the last event boundary
-        self._tail = b""
+        self._counted = 0  # decoded bytes of the body, or of the event not yet complete
 
     def _decode(self, data: bytes, final: bool) -> Iterator[bytes]:
         pieces: Iterator[bytes] = iter((data,)) if data else iter(())
@@ -161,48 +162,56 @@ class _CappedStream(httpx2.AsyncByteStream):
             pieces = _through(layer, pieces, final)
         yield from pieces
 
-    def _count(self, piece: bytes) -> None:
-        if self._event_stream:
-            window = self._tail + piece
-            end = -1
-            for boundary in _BOUNDARIES:
-                found = window.rfind(boundary)
-                if found >= 0:
-                    end = max(end, found + len(boundary))
-            if end >= 0:
-                self._counted = len(window) - end
-            else:
-                self._counted += len(piece)
-            self._tail = window[-3:]
-        else:
-            self._counted += len(piece)
-        if self._counted > self._limit:
+    def _count(self, counted: int) -> None:
+        self._counted = counted
+        if counted > self._limit:
             if self._report is not None:
-                self._report(OversizeReply(self._request_id, self._counted, self._limit))
+                self._report(OversizeReply(self._request_id, counted, self._limit))
             raise ResponseTooLarge(
                 f"response exceeds the {self._limit}-byte cap after decompression "
-                f"(stopped reading at {self._counted} decoded bytes)"
+                f"(stopped reading at {counted} decoded bytes)"
             )
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
+        if self._event_stream:
+            async for events in self._events():
+                yield events
+            return
+        body = bytearray()
+        async for piece in self._pieces():
+            self._count(self._counted + len(piece))
+            if self._json_body:
+                body += piece
+            else:
+                yield piece
         if self._json_body:
             # The SDK reads a JSON reply whole anyway; held here (at most the cap) so lone
             # surrogates can be made readable before it parses.
-            body = bytearray()
-            async for piece in self._pieces():
-                body += piece
             yield visible_lone_surrogates(bytes(body))
-            return
+
+    async def _events(self) -> AsyncIterator[bytes]:
+        """Whole events only (the cap applies to each), lone surrogates made readable."""
+        pending = bytearray()
         async for piece in self._pieces():
-            yield piece
+            scan_from = max(0, len(pending) - 3)
+            pending += piece
+            end = -1
+            for boundary in _BOUNDARIES:
+                found = pending.rfind(boundary, scan_from)
+                if found >= 0:
+                    end = max(end, found + len(boundary))
+            if end >= 0:
+                yield visible_lone_surrogates(bytes(pending[:end]))
+                del pending[:end]
+            self._count(len(pending))
+        if pending:
+            yield visible_lone_surrogates(bytes(pending))
 
     async def _pieces(self) -> AsyncIterator[bytes]:
         async for chunk in self._raw:
             for piece in self._decode(chunk, final=False):
-                self._count(piece)
                 yield piece
         for piece in self._decode(b"", final=True):
-            self._count(piece)
             yield piece
 
     async def aclose(self) -> None:
