@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 import anyio
 import anyio.lowlevel
 
-from mcprobe.core.model import JSON, Finding, RawCall, RawKind, ServerSnapshot
+from mcprobe.core.model import JSON, Finding, RawCall, RawKind, RestartAttempt, ServerSnapshot
 
 Responder = Callable[[str, JSON], Awaitable[RawCall]]
+Killer = Callable[[str, JSON], bool]
 
 
 def ok_text(text: str = "fine") -> RawCall:
@@ -70,14 +71,18 @@ def snapshot_of(tools: tuple[JSON, ...], **overrides: JSON) -> ServerSnapshot:
 class FakeTarget:
     """Answers every call through ``respond`` (default: ``ok_text()``).
 
-    ``dies_on`` names a tool whose call kills the target: that call and every call in flight
-    at that moment come back ``TRANSPORT_LOST``, later calls too. ``steps`` checkpoints are
-    taken inside each call so concurrent calls overlap observably.
+    ``dies_on`` names a tool whose call kills the target (``kills(name, arguments)`` decides it
+    call by call): that call and every call in flight at that moment come back
+    ``TRANSPORT_LOST``, later calls too. ``steps`` checkpoints are taken inside each call so
+    concurrent calls overlap observably; with ``dies_late`` a killing call dies after its steps
+    (as a real server crashes while working on a request), else as soon as it arrives.
     """
 
     snapshot: ServerSnapshot
     respond: Responder | None = None
     dies_on: str | None = None
+    kills: Killer | None = None
+    dies_late: bool = False
     steps: int = 5
     calls: list[tuple[str, JSON]] = field(default_factory=list)
     timeouts: list[float | None] = field(default_factory=list)
@@ -104,10 +109,15 @@ class FakeTarget:
         self._in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self._in_flight)
         try:
-            if name == self.dies_on:
+            killer = name == self.dies_on or (
+                self.kills is not None and self.kills(name, arguments)
+            )
+            if killer and not self.dies_late:
                 self._alive = False
             for _ in range(self.steps):
                 await anyio.lowlevel.checkpoint()
+            if killer:
+                self._alive = False
             if not self._alive:
                 return RawCall(kind=RawKind.TRANSPORT_LOST, detail="process exited")
             if self.respond is not None:
@@ -121,3 +131,20 @@ class FakeTarget:
 
     def stderr_tail(self) -> str:
         return ""
+
+
+@dataclass
+class RestartableFake(FakeTarget):
+    """A ``FakeTarget`` that satisfies ``RestartableTarget``: ``restart()`` brings it back to
+    life, except for the first ``failing_restarts`` attempts, which fail."""
+
+    failing_restarts: int = 0
+    restarts: int = 0
+
+    async def restart(self) -> RestartAttempt:
+        self.restarts += 1
+        await anyio.lowlevel.checkpoint()
+        if self.restarts <= self.failing_restarts:
+            return RestartAttempt(0.01, error="could not start: boom", stderr_tail="boom\n")
+        self._alive = True
+        return RestartAttempt(0.01)

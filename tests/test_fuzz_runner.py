@@ -9,9 +9,16 @@ import anyio
 import pytest
 
 from mcprobe.core.cases.generate import generate_cases
-from mcprobe.core.model import JSON, Case, Outcome, RawCall, RawKind
-from mcprobe.engine.fuzz_runner import run_fuzz
-from tests.fake_target import FakeTarget, int_tool, invalid_params, snapshot_of, tool_error
+from mcprobe.core.model import JSON, Case, FuzzRun, Outcome, RawCall, RawKind
+from mcprobe.engine.fuzz_runner import MAX_RESTARTS, run_fuzz
+from tests.fake_target import (
+    FakeTarget,
+    RestartableFake,
+    int_tool,
+    invalid_params,
+    snapshot_of,
+    tool_error,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -66,64 +73,151 @@ async def test_sequential_run_sends_cases_in_case_order_with_their_exact_argumen
     assert [r.arguments for r in run.results] == [c.arguments for c in plan]
 
 
-async def test_target_death_names_the_killing_case_and_marks_the_rest_not_run() -> None:
+def kills_on_string_n(name: str, arguments: JSON) -> bool:
+    """bomb dies on its wrong_type:n case (a string n), nothing else kills."""
+    return name == "bomb" and isinstance(arguments, dict) and isinstance(arguments.get("n"), str)
+
+
+def verdicts(run: FuzzRun) -> list[tuple[str, str, Outcome, bool]]:
+    return [(r.tool, r.label, r.outcome, r.critical) for r in run.results]
+
+
+async def test_without_restart_a_death_stops_the_run_and_blames_no_case() -> None:
     tools = (int_tool("alpha"), int_tool("bomb"), int_tool("omega"))
     target = fake(*tools, dies_on="bomb")
     with anyio.fail_after(5):
         run = await run_fuzz(target, tools, concurrency=1)
-    plan = plan_of(*tools)
-    first_bomb = next(c for c in plan if c.tool == "bomb")
-    assert run.crashed_by == ("bomb", first_bomb.label)
     by_tool = {
         name: [r for r in run.results if r.tool == name] for name in ("alpha", "bomb", "omega")
     }
     assert all(r.outcome is Outcome.OK for r in by_tool["alpha"])
-    assert by_tool["bomb"][0].outcome is Outcome.PROTOCOL_CRASH
+    assert not any(r.outcome is Outcome.PROTOCOL_CRASH for r in run.results)
+    suspect = by_tool["bomb"][0]
+    assert suspect.outcome is Outcome.NOT_RUN
+    assert "could not be replayed alone" in (suspect.note or "")
     rest = by_tool["bomb"][1:] + by_tool["omega"]
     assert rest and all(r.outcome is Outcome.NOT_RUN for r in rest)
-    assert all(f"target died after bomb {first_bomb.label}" in (r.note or "") for r in rest)
+    assert run.stopped is not None and "cannot be restarted" in run.stopped
+    assert all(run.stopped in (r.note or "") for r in rest)
     assert "omega" not in {name for name, _ in target.calls}
-    assert run.unknown_tool_probe is None
+    assert [d.cases for d in run.deaths] == [(f"bomb {suspect.label}",)]
+    assert run.unknown_tool_probe is None and run.crashed_by is None
 
 
-async def test_concurrent_death_only_crashes_cases_that_were_really_sent() -> None:
-    tools = (int_tool("alpha"), int_tool("bomb"), int_tool("omega"), int_tool("zeta"))
-    target = fake(*tools, dies_on="bomb", steps=20)
+@pytest.mark.parametrize("concurrency", [1, 4])
+async def test_a_killing_case_is_the_only_protocol_crash_and_every_other_case_is_judged(
+    concurrency: int,
+) -> None:
+    tools = (int_tool("bomb"), int_tool("alpha"), int_tool("omega"))
+    target = RestartableFake(
+        snapshot=snapshot_of(tools), kills=kills_on_string_n, dies_late=True, steps=20
+    )
     with anyio.fail_after(5):
-        run = await run_fuzz(target, tools, concurrency=4)
-    sent = {(name, repr(args)) for name, args in target.calls}
-    for result in run.results:
-        was_sent = (result.tool, repr(result.arguments)) in sent
-        if result.outcome is Outcome.PROTOCOL_CRASH:
-            assert was_sent
-        if not was_sent:
-            assert result.outcome is Outcome.NOT_RUN
-    crashed = [r for r in run.results if r.outcome is Outcome.PROTOCOL_CRASH]
-    assert len(crashed) > 1  # several were in flight at the death
-    # With concurrency the killer cannot be singled out: crashed_by is the first case that
-    # noticed the death, one of those really in flight.
-    assert run.crashed_by in {(r.tool, r.label) for r in crashed}
-    assert "bomb" in {r.tool for r in crashed}
-    bystanders = [r for r in crashed if (r.tool, r.label) != run.crashed_by]
-    assert all("may not be the cause" in (r.note or "") for r in bystanders)
-    assert any(r.outcome is Outcome.NOT_RUN for r in run.results if r.tool == "zeta")
+        run = await run_fuzz(target, tools, concurrency=concurrency)
+    crashed = [(r.tool, r.label) for r in run.results if r.outcome is Outcome.PROTOCOL_CRASH]
+    assert crashed == [("bomb", "wrong_type:n")]
+    assert run.crashed_by is None  # no bystander to tell apart: every crash is reproduced
+    assert not any(r.outcome is Outcome.NOT_RUN for r in run.results)
+    assert all(r.outcome is Outcome.OK for r in run.results if r.label == "valid")
+    # One death during the run, one reproduced by the replay. The killer, sent first of the
+    # suspects, is replayed last, so one restart was enough.
+    assert target.restarts == 1
+    assert [d.replay for d in run.deaths] == [False, True]
+    assert "bomb wrong_type:n" in run.deaths[0].cases
+    assert run.deaths[1].cases == ("bomb wrong_type:n",)
+    assert run.flaky_crashes == () and run.stopped is None
+    assert run.unknown_tool_probe is not None
 
 
-async def test_target_found_dead_between_calls_stops_the_run() -> None:
+@pytest.mark.parametrize("dies_late", [True, False])
+async def test_concurrency_changes_no_verdict(dies_late: bool) -> None:
+    tools = (int_tool("bomb"), int_tool("alpha"), int_tool("omega"), int_tool("zeta"))
+    runs = []
+    for concurrency in (1, 4):
+        target = RestartableFake(
+            snapshot=snapshot_of(tools), kills=kills_on_string_n, dies_late=dies_late, steps=20
+        )
+        with anyio.fail_after(5):
+            runs.append(await run_fuzz(target, tools, concurrency=concurrency))
+    assert len(runs[1].deaths[0].cases) > 1  # with 4 in flight there were bystanders
+    assert verdicts(runs[0]) == verdicts(runs[1])
+    # A killer that dies on arrival leaves earlier-sent bystanders to replay after it: one more
+    # restart, same verdicts.
+    assert [len(r.deaths) for r in runs] == [2, 2]
+
+
+async def test_a_death_no_replay_reproduces_is_a_flaky_crash_that_blames_no_tool() -> None:
     tools = (int_tool("alpha"), int_tool("beta"))
-    target = fake(*tools)
+    calls = 0
+
+    def third_call_only(name: str, arguments: JSON) -> bool:
+        nonlocal calls
+        calls += 1
+        return calls == 3
+
+    target = RestartableFake(snapshot=snapshot_of(tools), kills=third_call_only)
+    with anyio.fail_after(5):
+        run = await run_fuzz(target, tools, concurrency=1)
+    third = plan_of(*tools)[2]
+    assert not any(r.outcome in (Outcome.PROTOCOL_CRASH, Outcome.NOT_RUN) for r in run.results)
+    assert run.flaky_crashes == ((f"{third.tool} {third.label}",),)
+    replayed = next(r for r in run.results if (r.tool, r.label) == (third.tool, third.label))
+    assert "did not kill it" in (replayed.note or "")
+    assert target.restarts == 1
+
+
+async def test_a_target_that_dies_on_every_call_stops_after_the_restart_budget() -> None:
+    tools = (int_tool("alpha"), int_tool("beta"))
+    target = RestartableFake(snapshot=snapshot_of(tools), kills=lambda name, args: True)
+    with anyio.fail_after(5):
+        run = await run_fuzz(target, tools, concurrency=1)
+    assert target.restarts == MAX_RESTARTS == 3
+    assert run.stopped is not None and "restart budget (3 per audit) is used up" in run.stopped
+    assert len(run.deaths) == 4
+    # alpha valid died in the run and again when replayed alone: the one case proven to kill.
+    crashed = [(r.tool, r.label) for r in run.results if r.outcome is Outcome.PROTOCOL_CRASH]
+    assert crashed == [("alpha", "valid")]
+    rest = [r for r in run.results if (r.tool, r.label) != ("alpha", "valid")]
+    assert all(r.outcome is Outcome.NOT_RUN for r in rest)
+    assert run.unknown_tool_probe is None
+    assert len(target.calls) == 4  # one call per start, then nothing more
+
+
+async def test_a_target_that_cannot_be_started_again_stops_with_the_start_error() -> None:
+    tools = (int_tool("bomb"), int_tool("alpha"))
+    target = RestartableFake(
+        snapshot=snapshot_of(tools), kills=kills_on_string_n, failing_restarts=99
+    )
+    with anyio.fail_after(5):
+        run = await run_fuzz(target, tools, concurrency=1)
+    assert target.restarts == MAX_RESTARTS
+    assert run.stopped == "the target could not be started again (could not start: boom)"
+    attempts = run.deaths[0].restarts
+    assert len(attempts) == 3 and all(a.error and a.stderr_tail == "boom\n" for a in attempts)
+    assert all(r.outcome is Outcome.NOT_RUN for r in run.results if r.tool == "alpha")
+
+
+async def test_target_found_dead_between_calls_is_restarted_and_the_run_goes_on() -> None:
+    tools = (int_tool("alpha"), int_tool("beta"))
+    target = RestartableFake(snapshot=snapshot_of(tools))
+    answered = 0
 
     async def respond(name: str, arguments: JSON) -> RawCall:
-        target._alive = name != "alpha"  # alpha answers, then the process is gone
+        nonlocal answered
+        answered += 1
+        if answered == 1:
+            target._alive = False  # the first answer arrives, then the process is gone
         return tool_error()
 
     target.respond = respond
     with anyio.fail_after(5):
         run = await run_fuzz(target, tools, concurrency=1)
-    assert run.crashed_by is not None and run.crashed_by[0] == "alpha"
     assert run.results[0].outcome is Outcome.TOOL_ERROR
-    assert all(r.outcome is Outcome.NOT_RUN for r in run.results[1:])
-    assert len(target.calls) == 1
+    assert not any(r.outcome is Outcome.NOT_RUN for r in run.results)
+    assert target.restarts == 1
+    assert run.deaths[0].cases == ()
+    assert "between calls" in run.deaths[0].cause and "alpha valid" in run.deaths[0].cause
+    assert run.flaky_crashes == ((),)
 
 
 async def test_reaching_the_deadline_marks_unsent_and_cut_calls_not_run() -> None:

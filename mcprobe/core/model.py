@@ -231,13 +231,49 @@ class Coverage:
 
 
 @dataclass(frozen=True)
+class RestartAttempt:
+    """One attempt to start a dead target again with the same spec: how long it took, and why
+    it failed (``error`` None: the target is up again; ``stderr_tail``: a failed start's)."""
+
+    seconds: float
+    error: str | None = None
+    stderr_tail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclass(frozen=True)
+class TargetDeath:
+    """One time the target died during the behavioural pass (``fuzz_runner``).
+
+    ``cases`` ("tool label", in the order they were sent) were in flight, unanswered, when it
+    died: the suspects, each replayed alone afterwards (empty: it died with no call in flight).
+    ``replay`` is True for a death caused by such a replay (``cases`` is then that one case,
+    which reproduced a death). ``cause`` is what the I/O layer saw ("target exited with code
+    9"), ``stderr_tail`` the end of the dead process's stderr (secrets scrubbed), ``restarts``
+    the attempts to start it again that followed (empty: none was needed or allowed)."""
+
+    cases: tuple[str, ...]
+    cause: str
+    stderr_tail: str = ""
+    replay: bool = False
+    restarts: tuple[RestartAttempt, ...] = ()
+
+
+@dataclass(frozen=True)
 class FuzzRun:
     """Everything the behavioural pass produced for one server.
 
     ``unknown_tool_probe`` is the classified call to a tool name that provably does not exist
-    (label ``unknown_tool``), or None when it was not made. ``crashed_by`` names the case
-    (``tool`` + ``label``) after which the target was found dead, if any. ``deadline_hit`` is
-    True when the overall deadline stopped the run.
+    (label ``unknown_tool``), or None when it was not made. ``crashed_by`` (``tool``, ``label``)
+    singles out a case that killed the target from bystanders in flight (the report counts only
+    it as a crash); ``fuzz_runner`` leaves it None, as every crash it reports was reproduced.
+    ``deadline_hit`` is True when the overall deadline stopped the run. ``deaths`` lists every
+    time the target died (with its restarts), ``flaky_crashes`` the candidates of each death
+    that no replay reproduced, ``stopped`` why the run could not go on after a death (None: it
+    did not stop).
     """
 
     results: tuple[CaseResult, ...]
@@ -246,6 +282,9 @@ class FuzzRun:
     unknown_tool_probe: CaseResult | None = None
     crashed_by: tuple[str, str] | None = None
     deadline_hit: bool = False
+    deaths: tuple[TargetDeath, ...] = ()
+    flaky_crashes: tuple[tuple[str, ...], ...] = ()
+    stopped: str | None = None
 
 
 # --------------------------------------------------------------------------- scores

@@ -6,9 +6,9 @@ audit orchestration only ever see this Protocol, so they can be tested with in-m
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
-from mcprobe.core.model import JSON, Finding, RawCall, ServerSnapshot
+from mcprobe.core.model import JSON, Finding, RawCall, RestartAttempt, ServerSnapshot
 
 
 class Target(Protocol):
@@ -37,4 +37,17 @@ class Target(Protocol):
 
     def stderr_tail(self) -> str:
         """The last few KiB of the target's stderr (stdio only; "" otherwise), secrets scrubbed."""
+        ...
+
+
+@runtime_checkable
+class RestartableTarget(Target, Protocol):
+    """A target that can be started again with the same spec after it died (a stdio process
+    spawned anew, an HTTP session opened anew). The fuzz runner restarts a dead target only
+    through this, within its budget; a target without it just stops the run at a death."""
+
+    async def restart(self) -> RestartAttempt:
+        """Shut what is left of the current target down and start it again. Never raises for
+        anything the target does: a failed start is a ``RestartAttempt`` with its ``error``.
+        Findings seen on the wire before the restart stay in ``session_findings``."""
         ...

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from mcprobe.core.deaths import death_notes
 from mcprobe.core.lint.engine import lint_server
 from mcprobe.core.model import Finding, FuzzRun
 from mcprobe.core.report_build import build_report
@@ -35,8 +36,6 @@ if TYPE_CHECKING:
     import subprocess
 
 __all__ = ["AuditOptions", "audit_spec", "run_audit"]
-
-STDERR_NOTE_LIMIT = 300
 
 
 @dataclass(frozen=True)
@@ -103,10 +102,8 @@ async def run_audit(
     # Overrides apply before scoring, so the score and every rendering agree; each one is noted.
     findings, notes = apply_overrides(findings, options.overrides)
     score = score_server(snapshot, findings, fuzz_run)
-    if fuzz_run is not None and fuzz_run.crashed_by is not None:
-        tail = target.stderr_tail().strip()
-        if tail:
-            notes.append(f"Last target stderr before it died: {tail[-STDERR_NOTE_LIMIT:]}")
+    if fuzz_run is not None:
+        notes.extend(death_notes(fuzz_run))
     report = build_report(
         snapshot,
         findings,

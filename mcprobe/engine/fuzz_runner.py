@@ -1,4 +1,4 @@
-"""Send the core's fuzz cases to a live target and classify what comes back (SPEC §5).
+"""Send the core's fuzz cases to a live target and classify what comes back (SPEC §5, §5.1).
 
 The runner is the only part of the behavioural pass that waits: it selects the tools
 (``selection``), builds their cases (``cases``), sends them with bounded concurrency, classifies
@@ -10,27 +10,42 @@ Rules the report relies on:
 - **Order.** Cases are sent in case order (tools in listing order, each tool's cases in
   generation order) by ``concurrency`` workers; results come back in that same order, never in
   completion order. ``concurrency=1`` is strictly sequential.
-- **Target death.** A call that comes back ``TRANSPORT_LOST``, or after which ``target.alive``
-  is False, marks the target dead; ``crashed_by`` names the first such case (in completion
-  order). Every case not yet sent becomes ``notRun`` ("target died after …"), so no healthy tool
-  is blamed for the corpse. With ``concurrency=1`` ``crashed_by`` is exactly the killing case.
-  With ``concurrency > 1`` the other cases that were *really in flight* when the target died
-  also come back ``TRANSPORT_LOST`` and are classified ``protocolCrash``, with a note saying
-  they were in flight at the death and may not be its cause; ``crashed_by`` is then only the
-  first of them to notice (rerun with concurrency 1 to pin the culprit). A case is only ever
-  ``protocolCrash`` if it was actually sent.
+- **Target death, restart and continue.** A call that comes back ``TRANSPORT_LOST``, or a
+  target whose ``alive`` turns False, is a death. No new case is sent to the corpse; the cases
+  that were in flight (sent, unanswered) become *suspects*, cases that were answered keep their
+  answer. Before the next call the target is started again (``RestartableTarget.restart``, the
+  same spec), at most ``MAX_RESTARTS`` times per audit, and the cases not yet sent continue, so
+  one fragile tool no longer hides the rest of the server. The unsent cases of the suspects'
+  tools go last (after every other tool's and the probe), so a tool that dies on every input
+  cannot use up the budget before the healthy tools were audited. Every death is a ``TargetDeath``
+  record (the suspects, what the I/O layer saw, the end of the dead process's stderr, each
+  restart attempt with its duration or its error).
+- **Exact culprits.** After the cases and the unknown-tool probe, every suspect is replayed
+  *alone* on a live target. Only a suspect whose replay kills the target again is a
+  ``protocolCrash`` verdict; every other suspect gets the outcome of its replay. A death none of
+  whose suspects reproduces it is a flaky crash (``FuzzRun.flaky_crashes`` names the
+  candidates) and blames no tool. Suspects of one death are replayed last-sent first: the one
+  sent earliest had run longest when the target died, the likeliest culprit, and when the
+  final replay reproduces the death nothing is left that would need another restart. So
+  ``concurrency`` changes which cases are suspects, never a verdict.
+- **When it cannot go on.** With the restart budget used up, a restart that fails, or a target
+  that cannot be restarted, nothing more is sent: unsent cases and unreplayed suspects become
+  ``notRun`` with the reason, and ``FuzzRun.stopped`` says why. ``FuzzRun.crashed_by`` is no
+  longer set: every ``protocolCrash`` is a reproduced culprit, there are no victims to tell
+  apart from it, and the run goes on after a death.
 - **Deadline.** ``deadline`` is an absolute ``anyio.current_time()``. Once it is reached no
   further case is sent (``notRun``, ``deadline_hit=True``); a call still in flight at the
   deadline is abandoned and reported ``notRun`` too (cut short by mcprobe, so the tool is not
   blamed with a ``timeout``).
 - **Unknown-tool probe.** After the cases, one call to a tool name that provably does not exist
-  is made, only if the target is still alive and the deadline has not passed.
+  (a suspect like any case if the target dies on it).
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import anyio
 
@@ -42,32 +57,296 @@ from mcprobe.core.model import (
     CaseResult,
     Coverage,
     FuzzRun,
+    Outcome,
     RawCall,
     RawKind,
+    RestartAttempt,
     SkippedTool,
+    TargetDeath,
 )
 from mcprobe.core.selection import DEFAULT_MAX_TOOLS, select_tools, unknown_tool_name
-from mcprobe.core.target_protocol import Target
+from mcprobe.core.target_protocol import RestartableTarget, Target
 
-__all__ = ["DEFAULT_CONCURRENCY", "ProgressCallback", "run_fuzz"]
+__all__ = ["DEFAULT_CONCURRENCY", "MAX_RESTARTS", "ProgressCallback", "run_fuzz"]
 
 DEFAULT_CONCURRENCY = 4
+MAX_RESTARTS = 3
+"""Restarts of a dead target per audit (SPEC §5.1); a target that keeps dying stops the run."""
 
 ProgressCallback = Callable[[int, int, str], Awaitable[None]]
 """``progress(done, total, message)``; message like ``"12/41 divide wrong_type:a"``."""
 
+_REPRODUCED = "replayed alone, it killed the target again: this case crashes the server"
+_NOT_REPRODUCED = "in flight when the target died; replayed alone, it did not kill it"
+
+
+@dataclass(frozen=True)
+class _Item:
+    """One call to make: a fuzz case of ``tool``, or the unknown-tool probe (``case`` None)."""
+
+    name: str
+    label: str
+    arguments: JSON
+    case: Case | None = None
+    tool: JSON = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.name} {self.label}"
+
+    def classify(self, raw: RawCall) -> CaseResult:
+        if self.case is None:
+            return classify_unknown_tool_probe(self.name, raw)
+        result = classify_call(self.case, raw, self.tool)
+        if raw.kind is RawKind.RESULT and raw.detail:
+            # The I/O layer's word on a reply it could not keep (e.g. over the size cap).
+            result = _noted(result, raw.detail)
+        return result
+
+    def not_run(self, why: str) -> CaseResult:
+        return self.classify(RawCall(kind=RawKind.NOT_RUN, detail=why))
+
 
 @dataclass
-class _RunState:
-    """Mutable bookkeeping shared by the workers of one run (never leaves this module)."""
+class _Death:
+    """A death being handled: its suspects (item indices, dispatch order) and its record."""
 
-    total: int
-    results: list[CaseResult | None]
-    next_index: int = 0
-    done: int = 0
-    crashed_by: tuple[str, str] | None = None
-    last_finished: tuple[str, str] | None = None
-    deadline_hit: bool = False
+    suspects: list[int]
+    cause: str
+    stderr_tail: str
+    replay: bool = False
+    restarts: list[RestartAttempt] = field(default_factory=list)
+    reproduced: bool = False
+    cleared: int = 0  # suspects whose replay did not kill the target
+
+    def record(self, items: Sequence[_Item]) -> TargetDeath:
+        return TargetDeath(
+            cases=tuple(items[i].key for i in self.suspects),
+            cause=self.cause,
+            stderr_tail=self.stderr_tail,
+            replay=self.replay,
+            restarts=tuple(self.restarts),
+        )
+
+
+class _Run:
+    """Mutable bookkeeping of one run (never leaves this module)."""
+
+    def __init__(
+        self,
+        target: Target,
+        items: list[_Item],
+        *,
+        cases: int,
+        call_timeout: float | None,
+        deadline: float | None,
+        progress: ProgressCallback | None,
+    ) -> None:
+        self.target = target
+        self.items = items
+        self.cases = cases  # items[:cases] are fuzz cases, the rest the probe
+        self.results: list[CaseResult | None] = [None] * len(items)
+        self.call_timeout = call_timeout
+        self.deadline = deadline
+        self.progress = progress
+        self.done = 0
+        self.deaths: list[_Death] = []
+        self.restarts = 0
+        self.stopped: str | None = None
+        self.withheld: str | None = None  # why the deferred cases were not sent
+        self.deadline_hit = False
+        self.last_answered: int | None = None
+        self.dead_noted = False  # the current death already has its record
+        self.normal: deque[int] = deque(range(cases))
+        self.deferred: deque[int] = deque()
+
+    # ---------------------------------------------------------------- bookkeeping
+
+    async def finish(self, index: int, result: CaseResult) -> None:
+        self.results[index] = result
+        if index >= self.cases:
+            return  # the probe is not a case: no progress event
+        self.done += 1
+        if self.progress is not None:
+            item = self.items[index]
+            message = f"{self.done}/{self.cases} {item.name} {item.label}"
+            await self.progress(self.done, self.cases, message)
+
+    def past_deadline(self) -> bool:
+        if self.deadline is not None and anyio.current_time() >= self.deadline:
+            self.deadline_hit = True
+        return self.deadline_hit
+
+    def note_death(self, suspects: list[int], cause: str, *, replay: bool = False) -> None:
+        self.deaths.append(_Death(suspects, cause, self.target.stderr_tail(), replay=replay))
+        self.dead_noted = True
+
+    async def ensure_alive(self) -> bool:
+        """True when the target can take a call now, restarting it if it is dead and the budget
+        allows; False (and ``stopped`` set) when the run cannot go on."""
+        if self.stopped is not None or self.past_deadline():
+            return False
+        if self.target.alive:
+            return True
+        if not self.dead_noted:
+            # Found dead between calls, with nothing in flight (it exited on its own).
+            self.note_death([], _between_calls(self.items, self.last_answered))
+        death = self.deaths[-1]
+        if not isinstance(self.target, RestartableTarget):
+            self.stopped = "the target died and this kind of target cannot be restarted"
+            return False
+        while self.restarts < MAX_RESTARTS:
+            if self.past_deadline():
+                return False
+            self.restarts += 1
+            attempt = await self.target.restart()
+            death.restarts.append(attempt)
+            if attempt.ok and self.target.alive:
+                self.dead_noted = False
+                return True
+        failed = death.restarts[-1].error if death.restarts else None
+        if failed is not None:
+            self.stopped = f"the target could not be started again ({failed})"
+        else:
+            self.stopped = (
+                f"the target died {len(self.deaths)} times and the restart budget "
+                f"({MAX_RESTARTS} per audit) is used up"
+            )
+        return False
+
+    # ---------------------------------------------------------------- sending
+
+    async def send(self, index: int) -> RawCall | None:
+        """One call; None when the overall deadline cut it short (reported ``notRun``)."""
+        item = self.items[index]
+        if self.deadline is None:
+            raw = await self.target.call_tool(item.name, item.arguments, timeout=self.call_timeout)
+        else:
+            raw = None
+            with anyio.move_on_after(max(0.0, self.deadline - anyio.current_time())):
+                raw = await self.target.call_tool(
+                    item.name, item.arguments, timeout=self.call_timeout
+                )
+        if raw is None or (raw.kind in (RawKind.TIMEOUT, RawKind.NOT_RUN) and self.past_deadline()):
+            # The audit's clock ran out, not the tool's: never blame it with a timeout.
+            self.deadline_hit = True
+            return None
+        return raw
+
+    def died(self, raw: RawCall) -> bool:
+        return raw.kind is RawKind.TRANSPORT_LOST or not self.target.alive
+
+    async def wave(self, queue: deque[int], concurrency: int) -> None:
+        """Send from ``queue`` with ``concurrency`` workers until it is empty or the target
+        dies; then record the death (its suspects: the calls that came back unanswered)."""
+        lost: list[tuple[int, int]] = []  # (dispatch sequence, index)
+        cause: list[str] = []
+        dead = False
+        sequence = 0
+
+        async def worker() -> None:
+            nonlocal dead, sequence
+            while queue and not dead and not self.past_deadline():
+                if not self.target.alive:
+                    dead = True
+                    return
+                index = queue.popleft()
+                sequence += 1
+                sent_as = sequence
+                raw = await self.send(index)
+                if raw is None:
+                    await self.finish(index, self.items[index].not_run(_CUT))
+                    continue
+                if raw.kind is RawKind.TRANSPORT_LOST:
+                    dead = True
+                    lost.append((sent_as, index))
+                    cause.append(raw.detail or "connection closed")
+                    continue
+                if not self.target.alive:
+                    dead = True  # answered, then died: the answer stands
+                self.last_answered = index
+                await self.finish(index, self.items[index].classify(raw))
+
+        async with anyio.create_task_group() as tg:
+            for _ in range(min(concurrency, len(queue))):
+                tg.start_soon(worker)
+        if dead or not self.target.alive:
+            suspects = [index for _, index in sorted(lost)]
+            why = cause[0] if cause else _between_calls(self.items, self.last_answered)
+            self.note_death(suspects, why)
+            self.defer({self.items[i].name for i in suspects})
+
+    def can_afford_deferred(self) -> bool:
+        """Whether the restart budget left covers the replays still owed (one restart per death
+        whose suspects wait, worst case) with the deferred cases run first; if not, they are
+        not run, and every suspect still gets its replay."""
+        spare = MAX_RESTARTS - self.restarts - (0 if self.target.alive else 1)
+        owed = sum(1 for d in self.deaths if d.suspects and not d.replay)
+        if spare >= owed:
+            return True
+        self.withheld = (
+            f"the restart budget ({MAX_RESTARTS} per audit) is kept for replaying the cases "
+            "in flight at each death, so the other cases of their tools were not sent"
+        )
+        return False
+
+    def defer(self, tools: set[str]) -> None:
+        """Move the unsent cases of ``tools`` (in flight at a death) behind every other tool's,
+        so a tool that keeps killing the target cannot spend the restart budget before the
+        healthy tools were audited."""
+        keep = [i for i in self.normal if self.items[i].name not in tools]
+        moved = [i for i in self.normal if self.items[i].name in tools]
+        self.normal = deque(keep)
+        self.deferred.extend(moved)
+
+    async def replay(self) -> None:
+        """Replay every death's suspects alone (last-sent first); judge them by the replay."""
+        episodes = [d for d in self.deaths if d.suspects and not d.replay]
+        for death in episodes:
+            for index in reversed(death.suspects):
+                item = self.items[index]
+                if not await self.ensure_alive():
+                    why = self.stopped or "the overall audit deadline was reached"
+                    await self.finish(index, item.not_run(_unreplayed(why)))
+                    continue
+                raw = await self.send(index)
+                if raw is None:
+                    await self.finish(index, item.not_run(_CUT))
+                    continue
+                result = item.classify(raw)
+                if self.died(raw):
+                    death.reproduced = True
+                    self.note_death([index], raw.detail or "connection closed", replay=True)
+                    await self.finish(index, _noted(result, _REPRODUCED))
+                else:
+                    death.cleared += 1
+                    self.last_answered = index
+                    await self.finish(index, _noted(result, _NOT_REPRODUCED))
+
+    def flaky(self) -> tuple[tuple[str, ...], ...]:
+        """Deaths whose suspects were all replayed and none reproduced it (or that happened
+        with nothing in flight): the candidates of each."""
+        return tuple(
+            tuple(self.items[i].key for i in death.suspects)
+            for death in self.deaths
+            if not death.replay and not death.reproduced and death.cleared == len(death.suspects)
+        )
+
+
+_CUT = "not run: cut short by the overall audit deadline"
+
+
+def _unreplayed(why: str) -> str:
+    return f"not judged: in flight when the target died, and it could not be replayed alone ({why})"
+
+
+def _between_calls(items: Sequence[_Item], last: int | None) -> str:
+    after = f" (after {items[last].key} was answered)" if last is not None else ""
+    return f"the target died between calls, with no call in flight{after}"
+
+
+def _noted(result: CaseResult, note: str) -> CaseResult:
+    return replace(result, note=f"{result.note}; {note}" if result.note else note)
 
 
 async def run_fuzz(
@@ -98,131 +377,64 @@ async def run_fuzz(
         include=include,
     )
     tool_cases = tuple(generate_cases(tool) for tool in selection.selected)
-    plan: list[tuple[Case, JSON]] = [
-        (case, tool)
+    items = [
+        _Item(case.tool, case.label, case.arguments, case, tool)
         for tool, cases in zip(selection.selected, tool_cases, strict=True)
         for case in cases.cases
     ]
-    state = _RunState(total=len(plan), results=[None] * len(plan))
+    n_cases = len(items)
+    names = [
+        str(t["name"]) for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)
+    ]
+    items.append(_Item(unknown_tool_name(names), "unknown_tool", {}))
+    run = _Run(
+        target,
+        items,
+        cases=n_cases,
+        call_timeout=call_timeout,
+        deadline=deadline,
+        progress=progress,
+    )
 
-    async def worker() -> None:
-        while state.next_index < state.total:
-            index = state.next_index
-            state.next_index += 1
-            case, tool = plan[index]
-            result = await _run_case(target, case, tool, state, call_timeout, deadline)
-            state.results[index] = result
-            state.done += 1
-            if progress is not None:
-                await progress(
-                    state.done, state.total, f"{state.done}/{state.total} {case.tool} {case.label}"
-                )
+    # The tools nobody suspects, the probe, the tools in flight at a death, then the replays.
+    probe_queue = deque([n_cases])
+    while await run.ensure_alive():
+        if run.normal:
+            await run.wave(run.normal, concurrency)
+        elif probe_queue:
+            await run.wave(probe_queue, 1)
+        elif run.deferred and run.can_afford_deferred():
+            await run.wave(run.deferred, concurrency)
+        else:
+            break
+    await run.replay()
+    stopped = run.stopped or run.withheld
+    why = f"not run: {stopped}" if stopped is not None else _DEADLINE
+    for index in (*run.normal, *run.deferred):
+        await run.finish(index, items[index].not_run(why))
+    probe = run.results[n_cases]
 
-    async with anyio.create_task_group() as tg:
-        for _ in range(min(concurrency, state.total)):
-            tg.start_soon(worker)
-
-    probe = await _probe_unknown_tool(target, tools, state, call_timeout, deadline)
     skipped = list(selection.skipped)
     skipped += [
         SkippedTool(name, "requested, but the server lists no tool of that name")
         for name in selection.unknown_included
     ]
     return FuzzRun(
-        results=tuple(r for r in state.results if r is not None),
+        results=tuple(r for r in run.results[:n_cases] if r is not None),
         coverage=Coverage(
             total_tools=len(tools),
             fuzzed_tools=selection.selected_names,
             skipped=tuple(skipped),
         ),
         tool_cases=tool_cases,
-        unknown_tool_probe=probe,
-        crashed_by=state.crashed_by,
-        deadline_hit=state.deadline_hit,
+        unknown_tool_probe=probe
+        if probe is not None and probe.outcome is not Outcome.NOT_RUN
+        else None,
+        deadline_hit=run.deadline_hit,
+        deaths=tuple(d.record(items) for d in run.deaths),
+        flaky_crashes=run.flaky(),
+        stopped=stopped,
     )
 
 
-async def _run_case(
-    target: Target,
-    case: Case,
-    tool: JSON,
-    state: _RunState,
-    call_timeout: float | None,
-    deadline: float | None,
-) -> CaseResult:
-    """Send one case (unless the target is dead or time is up) and classify the answer."""
-    if state.crashed_by is None and not target.alive:
-        # Died between calls without any call noticing (e.g. it exited on its own).
-        state.crashed_by = state.last_finished or (case.tool, case.label)
-    if state.crashed_by is not None:
-        tool_name, label = state.crashed_by
-        return _not_run(case, tool, f"not run: the target died after {tool_name} {label}")
-    if _past(deadline):
-        state.deadline_hit = True
-        return _not_run(case, tool, "not run: the overall audit deadline was reached")
-
-    raw = await _call(target, case.tool, case.arguments, call_timeout, deadline)
-    if raw is None or (raw.kind in (RawKind.TIMEOUT, RawKind.NOT_RUN) and _past(deadline)):
-        # The audit's clock ran out, not the tool's: never blame it with a timeout.
-        state.deadline_hit = True
-        return _not_run(case, tool, "not run: cut short by the overall audit deadline")
-    version = target.snapshot.protocol_version
-    result = classify_call(case, raw, tool, protocol_version=version)
-    if raw.kind is RawKind.RESULT and raw.detail:
-        # The I/O layer's word on a reply it could not keep (e.g. over the size cap).
-        result = replace(result, note=f"{result.note}; {raw.detail}" if result.note else raw.detail)
-    died = raw.kind is RawKind.TRANSPORT_LOST or not target.alive
-    if died:
-        if state.crashed_by is None:
-            state.crashed_by = (case.tool, case.label)
-        elif raw.kind is RawKind.TRANSPORT_LOST:
-            culprit = " ".join(state.crashed_by)
-            extra = (
-                f"in flight when the target died (first noticed after {culprit}); "
-                "it may not be the cause"
-            )
-            result = replace(result, note=f"{result.note}; {extra}" if result.note else extra)
-    state.last_finished = (case.tool, case.label)
-    return result
-
-
-async def _probe_unknown_tool(
-    target: Target,
-    tools: Sequence[JSON],
-    state: _RunState,
-    call_timeout: float | None,
-    deadline: float | None,
-) -> CaseResult | None:
-    """The once-per-server call to a tool that does not exist (only on a live target in time)."""
-    if state.crashed_by is not None or not target.alive or _past(deadline):
-        return None
-    names = [
-        str(t["name"]) for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)
-    ]
-    name = unknown_tool_name(names)
-    raw = await _call(target, name, {}, call_timeout, deadline)
-    if raw is None:
-        state.deadline_hit = True
-        return None
-    if raw.kind is RawKind.TRANSPORT_LOST or not target.alive:
-        state.crashed_by = (name, "unknown_tool")
-    return classify_unknown_tool_probe(name, raw, protocol_version=target.snapshot.protocol_version)
-
-
-async def _call(
-    target: Target, name: str, arguments: JSON, call_timeout: float | None, deadline: float | None
-) -> RawCall | None:
-    """One ``tools/call``; None when the overall deadline cut it short."""
-    if deadline is None:
-        return await target.call_tool(name, arguments, timeout=call_timeout)
-    with anyio.move_on_after(max(0.0, deadline - anyio.current_time())):
-        return await target.call_tool(name, arguments, timeout=call_timeout)
-    return None
-
-
-def _past(deadline: float | None) -> bool:
-    return deadline is not None and anyio.current_time() >= deadline
-
-
-def _not_run(case: Case, tool: JSON, why: str) -> CaseResult:
-    return classify_call(case, RawCall(kind=RawKind.NOT_RUN, detail=why), tool)
+_DEADLINE = "not run: the overall audit deadline was reached"

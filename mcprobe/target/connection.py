@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import math
 import subprocess
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -32,7 +32,16 @@ from mcp_types.version import LATEST_HANDSHAKE_VERSION
 from pydantic import ValidationError
 
 from mcprobe.core.errors import ConnectFailed
-from mcprobe.core.model import JSON, Finding, Location, RawCall, RawKind, ServerSnapshot, Severity
+from mcprobe.core.model import (
+    JSON,
+    Finding,
+    Location,
+    RawCall,
+    RawKind,
+    RestartAttempt,
+    ServerSnapshot,
+    Severity,
+)
 from mcprobe.core.result_shape import version_problem
 from mcprobe.core.target_spec import TargetSpec, scrub
 from mcprobe.core.version import __version__
@@ -158,7 +167,11 @@ class _Attempt:
 
 
 class TargetConnection:
-    """A live, handshaken target. Satisfies ``mcprobe.core.target_protocol.Target``."""
+    """A live, handshaken target. Satisfies ``mcprobe.core.target_protocol.RestartableTarget``.
+
+    ``restart`` starts a fresh generation (process or HTTP session) from the same spec in the
+    task group of the first one (so every generation is owned by a task that enters and leaves
+    its own contexts) and swaps it in; the snapshot stays the one taken at connect time."""
 
     def __init__(
         self,
@@ -169,6 +182,7 @@ class TargetConnection:
         *,
         transport: Literal["stdio", "streamable", "sse"],
         deadline: float | None,
+        close_requested: anyio.Event | None = None,
     ) -> None:
         self.spec = spec
         self.transport = transport
@@ -176,6 +190,29 @@ class TargetConnection:
         self._snapshot = snapshot
         self._process = process
         self._deadline = deadline
+        self._close_requested = close_requested or anyio.Event()
+        self._reopen: Callable[[], Awaitable[TargetConnection]] | None = None
+        self._retired_findings: list[Finding] = []
+
+    async def restart(self) -> RestartAttempt:
+        """Stop what is left of this generation (its owner kills the whole process group) and
+        start a new one from the same spec; a failed start is reported, never raised."""
+        started = anyio.current_time()
+        if self._reopen is None:
+            return RestartAttempt(0.0, error="this connection cannot be restarted")
+        self._retired_findings.extend(self._session.findings())
+        self._close_requested.set()
+        try:
+            fresh = await self._reopen()
+        except ConnectFailed as failure:
+            seconds = anyio.current_time() - started
+            return RestartAttempt(seconds, error=str(failure), stderr_tail=failure.stderr_tail)
+        self._session, self._process = fresh._session, fresh._process
+        self._close_requested = fresh._close_requested
+        return RestartAttempt(anyio.current_time() - started)
+
+    def _close(self) -> None:
+        self._close_requested.set()
 
     @property
     def snapshot(self) -> ServerSnapshot:
@@ -193,7 +230,7 @@ class TargetConnection:
         return not self._session.stream_closed
 
     def session_findings(self) -> tuple[Finding, ...]:
-        return self._session.findings()
+        return (*self._retired_findings, *self._session.findings())
 
     def stderr_tail(self) -> str:
         return self._process.stderr_tail() if self._process is not None else ""
@@ -539,6 +576,7 @@ async def _own_connection(
                     attempt.process,
                     transport=attempt.kind,
                     deadline=call_deadline,
+                    close_requested=close_requested,
                 )
                 connected = True
                 scope.deadline = math.inf
@@ -553,6 +591,34 @@ async def _own_connection(
         raise attempt.translate(_leaves(exc)) from None
     if not connected:
         raise attempt.timed_out() if scope.cancelled_caught else attempt.fail("connect aborted")
+
+
+async def _reopen(
+    tg: anyio.abc.TaskGroup,
+    first: _Attempt,
+    call_deadline: float | None,
+    *,
+    page_cap: int,
+    max_bytes: int,
+) -> TargetConnection:
+    """A new generation of ``first``'s target (same spec, same transport kind), owned by a task
+    of ``tg``. Raises ``ConnectFailed`` like the first connect."""
+    budget = first.spec.connect_timeout
+    if call_deadline is not None:
+        budget = max(0.0, min(budget, call_deadline - anyio.current_time()))
+    attempt = _Attempt(first.spec, first.kind, budget)
+    connection: TargetConnection = await tg.start(
+        partial(
+            _own_connection,
+            attempt,
+            anyio.Event(),
+            deadline=anyio.current_time() + budget,
+            call_deadline=call_deadline,
+            page_cap=page_cap,
+            max_bytes=max_bytes,
+        )
+    )
+    return connection
 
 
 @asynccontextmanager
@@ -579,6 +645,9 @@ async def _open_once(
                     max_bytes=max_bytes,
                 )
             )
+            connection._reopen = partial(
+                _reopen, tg, attempt, call_deadline, page_cap=page_cap, max_bytes=max_bytes
+            )
             try:
                 yield connection
             except BaseException as exc:
@@ -586,6 +655,7 @@ async def _open_once(
                 raise
             finally:
                 close_requested.set()
+                connection._close()  # the current generation, if it was restarted
     except BaseExceptionGroup as group:
         # Never let a group escape: re-raise the caller's own exception, or the single failure.
         leaves = _leaves(group)

@@ -6,8 +6,8 @@ Standard library only (starts in milliseconds). Every ``tools/call`` is handled 
 thread, so several calls can be in flight at once, as they are with ``--concurrency 4``.
 
 Tools (listed in this order; ``tools=A,B`` lists only those):
-  fragile       read-only; integer ``n``. A non-integer ``n`` (the ``wrong_type:n`` case) kills
-                the process (exit 9, after a short pause so other calls are in flight);
+  fragile       read-only; integer ``n``. A string ``n`` (the ``wrong_type:n`` case) kills the
+                process (exit 9, after a short pause so other calls are in flight);
                 other bad input gets ``isError``
   healthy_a/b/c read-only; integer ``n``; bad input gets ``isError``; answers after 50 ms
   writer        ``destructiveHint: false`` only (an additive write)
@@ -20,6 +20,10 @@ Modes:
   die_once      the ``once=N``-th tools/call (default 3) counted over every start of this
                 target (``state=DIR`` needed) kills the process; never again afterwards
   die_always    every tools/call kills the process, at every start
+  boot_once     only the first start works (``state=DIR`` needed): every later start writes a
+                fatal line to stderr and exits with code 3 before reading anything
+  ignore_eof    keep running after stdin closes (like a server whose timers keep it alive),
+                until SIGTERM
 Keys:
   log=PATH      append one JSON line per event: ``{"event": "start", "pid"}``,
                 ``{"event": "call", "name", "arguments", "pid"}``,
@@ -94,6 +98,13 @@ class Fragile:
         if pidfile:
             Path(pidfile).write_text(str(os.getpid()))
         self.log({"event": "start"})
+        if "boot_once" in self.modes:
+            marker = Path(self.keys["state"]) / "booted"
+            if marker.exists():
+                sys.stderr.write("fatal: lock file held by a previous run\n")
+                sys.stderr.flush()
+                sys.exit(3)
+            marker.write_text("1")
         for line in sys.stdin.buffer:
             if not line.strip():
                 continue
@@ -124,6 +135,9 @@ class Fragile:
                 self.send(
                     {"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": method}}
                 )
+        if "ignore_eof" in self.modes:
+            while True:
+                time.sleep(1)
 
     def listed(self) -> list[Json]:
         wanted = self.keys.get("tools")
@@ -155,7 +169,7 @@ class Fragile:
             self.send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": "no"}})
             return
         n = args.get("n") if isinstance(args, dict) else None
-        if name == "fragile" and isinstance(args, dict) and "n" in args and type(n) is not int:
+        if name == "fragile" and isinstance(n, str):
             time.sleep(0.2)
             self.die(f"fragile could not handle n={n!r}")
         time.sleep(0.05)
