@@ -165,8 +165,14 @@ def _header(text: str) -> tuple[str, str]:
 
 def _env_pair(text: str) -> tuple[str, str]:
     name, sep, value = text.partition("=")
-    if not sep or not _ENV_NAME.match(name):
-        raise argparse.ArgumentTypeError("expected NAME=VALUE with a valid variable name")
+    if not _ENV_NAME.match(name):
+        raise argparse.ArgumentTypeError("expected NAME=VALUE or NAME with a valid variable name")
+    if not sep:
+        # NAME alone: mcprobe's own value, so a secret never has to be on a command line.
+        inherited = os.environ.get(name)
+        if inherited is None:
+            raise argparse.ArgumentTypeError(f"{name} is not set in mcprobe's environment")
+        return name, inherited
     return name, value
 
 
@@ -257,8 +263,9 @@ def _audit_parser(out: TextIO) -> _Parser:
         type=_env_pair,
         action="append",
         default=[],
-        metavar="NAME=VALUE",
-        help="environment variable for a stdio target (repeatable)",
+        metavar="NAME[=VALUE]",
+        help="environment variable for a stdio target; NAME alone passes mcprobe's own value "
+        "(repeatable; values are secrets)",
     )
     p.add_argument("--cwd", metavar="DIR", help="working directory of a stdio target")
     p.add_argument(

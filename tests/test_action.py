@@ -145,8 +145,9 @@ def test_fuzzed_demo_audit_sets_outputs_and_writes_json_sarif_and_summary(tmp_pa
     rule_ids = {r["ruleId"] for r in sarif["runs"][0]["results"]}
     assert "behavior.silently_accepted" in rule_ids
     summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
-    assert summary.startswith("# mcprobe")
+    assert summary.startswith("### mcprobe")
     assert f"{report['overall']}/100" in summary
+    assert "# mcprobe conformance report" in summary  # the full report, folded
 
 
 @pytest.mark.slow
@@ -194,3 +195,122 @@ def test_http_target_with_bearer_from_env_never_shows_the_token(
     shown.append((tmp_path / "summary.md").read_text(encoding="utf-8"))
     assert all(token not in text for text in shown)
     assert json.loads(Path(outputs["json"]).read_text(encoding="utf-8"))["target"]["bearer"] is True
+
+
+# --------------------------------------------------------------------------- every documented input
+
+
+@pytest.mark.parametrize(
+    ("args", "reason"),
+    [
+        ("--format md", "args: --format is set by the action"),
+        ("--format=md", "args: --format is set by the action"),
+        ("--json", "args: --json is set by the action"),
+        ("--output x.md", "args: --output is set by the action"),
+        ("--sarif-artifact a", "use the sarif-artifact input"),
+        ("--stdio 'python x.py'", "use the command input"),
+        ("-- python x.py", "use the command input"),
+        ("--baseline old.json", "use the baseline input"),
+        ("--config .cursor/mcp.json", "one server per step"),
+        ("--timeout 'unbalanced", "args: cannot split"),
+    ],
+)
+def test_args_the_action_controls_fail_with_one_line_before_anything_runs(
+    tmp_path: Path, args: str, reason: str
+) -> None:
+    proc, outputs = _run(tmp_path, INPUT_COMMAND=DEMO, INPUT_ARGS=args)
+    assert proc.returncode == 1
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("::error")]
+    assert len(errors) == 1 and reason in errors[0], proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert outputs == {}
+
+
+def test_a_bad_option_in_args_is_mcprobes_one_line_usage_error(tmp_path: Path) -> None:
+    proc, _ = _run(tmp_path, INPUT_COMMAND=DEMO, INPUT_ARGS="--timeout soon")
+    assert proc.returncode == 1
+    assert "mcprobe: usage error: argument --timeout" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_target_env_names_must_be_variable_names(tmp_path: Path) -> None:
+    proc, _ = _run(tmp_path, INPUT_COMMAND=DEMO, INPUT_TARGET_ENV="API_KEY,bad-name", API_KEY="x")
+    assert proc.returncode == 1
+    assert "target-env: 'bad-name' is not a variable name" in proc.stderr
+
+
+def test_target_env_that_is_not_set_is_a_one_line_error(tmp_path: Path) -> None:
+    proc, _ = _run(tmp_path, INPUT_COMMAND=DEMO, INPUT_TARGET_ENV="UX_SURELY_UNSET_VAR")
+    assert proc.returncode == 1
+    assert "UX_SURELY_UNSET_VAR is not set" in proc.stderr
+
+
+@pytest.mark.slow
+def test_target_env_passes_secrets_from_the_step_env_to_a_stdio_target(tmp_path: Path) -> None:
+    secret = "env-secret-value-4242"
+    cli_target = ROOT / "tests" / "targets" / "cli_target.py"
+    proc, outputs = _run(
+        tmp_path,
+        INPUT_COMMAND=f"{sys.executable} {cli_target}",
+        INPUT_TARGET_ENV="CLI_TARGET_SECRET",
+        INPUT_ARGS="--tools whereami",
+        CLI_TARGET_SECRET=secret,
+    )
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(Path(outputs["json"]).read_text(encoding="utf-8"))
+    assert report["target"]["envNames"] == ["CLI_TARGET_SECRET"]
+    (valid,) = [r for r in report["fuzz"] if r["name"] == "whereami" and r["case"] == "valid"]
+    assert f"reversed-secret={secret[::-1]}" in (valid["message"] or "")  # it reached the target
+    shown = [proc.stdout, proc.stderr, (tmp_path / "summary.md").read_text(encoding="utf-8")]
+    shown += [p.read_text(encoding="utf-8") for p in (tmp_path / "reports").iterdir()]
+    assert all(secret not in text for text in shown)
+
+
+@pytest.mark.slow
+def test_the_step_summary_is_short_with_score_dimensions_and_criticals(tmp_path: Path) -> None:
+    proc, outputs = _run(tmp_path, INPUT_COMMAND=DEMO)
+    assert proc.returncode == 0, proc.stderr
+    summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
+    assert summary.startswith("### mcprobe: `demo-target`")
+    assert f"**{outputs['score']}/100**, grade **{outputs['grade']}**" in summary
+    assert "| Error Handling |" in summary and "critical:**" in summary
+    assert "<details>" in summary  # the full report folded below
+    assert Path(outputs["html"]).read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+@pytest.mark.slow
+def test_baseline_and_fail_on_regression_fail_the_step_with_exit_7(tmp_path: Path) -> None:
+    cli_target = ROOT / "tests" / "targets" / "cli_target.py"
+    proc, outputs = _run(tmp_path, INPUT_COMMAND=f"{sys.executable} {cli_target} --clean")
+    assert proc.returncode == 0, proc.stderr
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(Path(outputs["json"]).read_text(encoding="utf-8"), encoding="utf-8")
+    proc, _ = _run(
+        tmp_path,
+        INPUT_COMMAND=f"{sys.executable} {cli_target}",
+        INPUT_BASELINE=str(baseline),
+        INPUT_FAIL_ON_REGRESSION="true",
+    )
+    assert proc.returncode == 7
+    assert "worse than the baseline" in proc.stderr
+    assert "vs baseline:" in (tmp_path / "summary.md").read_text(encoding="utf-8")
+
+
+def test_fail_on_regression_needs_a_baseline(tmp_path: Path) -> None:
+    proc, _ = _run(tmp_path, INPUT_COMMAND=DEMO, INPUT_FAIL_ON_REGRESSION="true")
+    assert proc.returncode == 1
+    assert "fail-on-regression needs baseline" in proc.stderr
+
+
+def test_the_readme_documents_uses_with_command_url_and_sarif_upload() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```yaml\n(.*?)```", readme, re.S)
+    workflows = [yaml.safe_load(block) for block in blocks]
+    steps = [step for doc in workflows for job in doc["jobs"].values() for step in job["steps"]]
+    ours = [s for s in steps if str(s.get("uses", "")).startswith("OWNER/mcprobe@v1")]
+    assert {k for s in ours for k in s["with"]} >= {"command", "url"}
+    declared = set(_action()["inputs"])
+    assert all(set(s["with"]) <= declared for s in ours)  # only real inputs
+    uploads = [s for s in steps if "upload-sarif" in str(s.get("uses", ""))]
+    assert uploads and all("steps." in s["with"]["sarif_file"] for s in uploads)
+    assert any("target-env" in s["with"] and s.get("env") for s in ours)

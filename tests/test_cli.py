@@ -57,7 +57,8 @@ def _run(*argv: str) -> tuple[int, str, str]:
         (["audit", "--timeout", "soon", "http://127.0.0.1:1/mcp"], "--timeout"),
         (["audit", "--timeout", "-3", "http://127.0.0.1:1/mcp"], "positive"),
         (["audit", "--timeout", "nan", "http://127.0.0.1:1/mcp"], "positive"),
-        (["audit", "--env", "NOEQUALS", "--", PY, CLI_TARGET], "NAME=VALUE"),
+        (["audit", "--env", "UX_SURELY_UNSET_NAME", "--", PY, CLI_TARGET], "is not set"),
+        (["audit", "--env", "bad-name=1", "--", PY, CLI_TARGET], "NAME=VALUE"),
         (["audit", "http://127.0.0.1:1/mcp", "--", PY, CLI_TARGET], "exactly one target"),
         (["audit", "--stdio", "python x.py", "--", PY], "exactly one target"),
         (["audit"], "exactly one target"),
@@ -407,6 +408,22 @@ def test_env_and_cwd_reach_the_target_and_the_env_value_never_the_report(tmp_pat
     assert "hunter2-secret" not in out
     assert report["target"]["envNames"] == ["CLI_TARGET_SECRET"]
     assert report["target"]["cwd"] == str(tmp_path)
+
+
+@pytest.mark.slow
+def test_env_name_alone_passes_mcprobes_own_value_as_a_secret(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CLI_TARGET_SECRET", "from-the-env-5150")
+    code, out, err = _run(
+        "audit", "--fuzz", "--json", "--env", "CLI_TARGET_SECRET", *_target("--clean")
+    )
+    assert code == EXIT_OK, err
+    report = json.loads(out)
+    valid = next(r for r in report["fuzz"] if r["name"] == "whereami" and r["case"] == "valid")
+    assert "reversed-secret=0515-vne-eht-morf" in valid["message"]
+    assert "from-the-env-5150" not in out + err
+    assert report["target"]["envNames"] == ["CLI_TARGET_SECRET"]
 
 
 @pytest.mark.slow
