@@ -10,7 +10,10 @@ ratios hostile/plain are the numbers that matter (the machine is shared and nois
   one that inflates to 1 KiB (``tests/targets/hostile_http.bomb_server``);
 - ``line``: stdio, one 1 GiB JSON line (``rawserver.py tools=huge huge_mb=1024``) vs an empty
   text (``huge_mb=0``);
-- ``nesting``: stdio, structuredContent nested 5,000 levels (``deep_result depth=5000``) vs 1.
+- ``nesting``: stdio, structuredContent nested 5,000 levels (``deep_result depth=5000``) vs 1;
+- ``deep_page``, ``surrogates``, ``setsid``, ``shape``, ``version``: the other hostile
+  behaviours of the catalogue (tests/test_hostile_targets.py), each against the same target
+  without the behaviour (``shape`` against the well-formed ``fail`` tool).
 
     .venv/bin/python scripts/bench_hostile.py [--only bomb,line,nesting]
 
@@ -105,12 +108,50 @@ CASES: dict[str, tuple[str, Callable[[], tuple[Run, Run]]]] = {
             audit(stdio("tools=deep_result", "depth=1"), "deep_result"),
         ),
     ),
+    # The other hostile behaviours, each against the same target without it.
+    "deep_page": (
+        "stdio 5,000-deep tools page 2",
+        lambda: (
+            audit(stdio("deep_page2", "tools=echo"), "echo"),
+            audit(stdio("tools=echo"), "echo"),
+        ),
+    ),
+    "surrogates": (
+        "stdio lone surrogates",
+        lambda: (
+            audit(stdio("surrogates", "tools=half_emoji"), "half_emoji"),
+            audit(stdio("tools=half_emoji"), "half_emoji"),
+        ),
+    ),
+    "setsid": (
+        "stdio setsid + daemon",
+        lambda: (
+            audit(stdio("escape_setsid", "tools=echo"), "echo"),
+            audit(stdio("tools=echo"), "echo"),
+        ),
+    ),
+    "shape": (
+        'stdio "isError": "true"',
+        lambda: (
+            audit(stdio("tools=bad_is_error"), "bad_is_error"),
+            audit(stdio("tools=fail"), "fail"),
+        ),
+    ),
+    "version": (
+        "stdio protocol 1999-01-01",
+        lambda: (
+            audit(stdio("protocol=1999-01-01", "tools=echo"), "echo"),
+            audit(stdio("tools=echo"), "echo"),
+        ),
+    ),
 }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", default=",".join(CASES), help="comma-separated case names")
+    parser.add_argument(
+        "--only", default="bomb,line,nesting", help=f"comma-separated, from {','.join(CASES)}"
+    )
     args = parser.parse_args()
     # uvicorn's sockets complain once per chunk after mcprobe hangs up on the bomb: expected.
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)
