@@ -33,7 +33,7 @@ PROBE_TOOLS = {
     "probe_list",
     "probe_disconnect",
 }
-_CODE = re.compile(r"(tool|schema|param|server)\.[a-z][a-z_]*")
+_CODE = re.compile(r"(tool|schema|param|server|security)\.[a-z][a-z_]*")
 _BEHAVIOUR = re.compile(r"behavior\.[a-z][a-z_]*")
 _FLAGS = ("silentlyAccepted", "emptySuccess", "outputSchemaViolation", "leak")
 

@@ -20,14 +20,15 @@ JSON = Any
 
 
 class Severity(StrEnum):
+    CRITICAL = "critical"  # security findings that prove or plant harm (SPEC §5.2, §6)
     ERROR = "error"
     WARNING = "warning"
     INFO = "info"
 
     @property
     def rank(self) -> int:
-        """0 for the worst severity, so that sorting by rank puts errors first."""
-        return {"error": 0, "warning": 1, "info": 2}[self.value]
+        """0 for the worst severity, so that sorting by rank puts critical ones first."""
+        return {"critical": 0, "error": 1, "warning": 2, "info": 3}[self.value]
 
 
 @dataclass(frozen=True)

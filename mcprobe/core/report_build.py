@@ -39,7 +39,7 @@ from mcprobe.core.report_model import (
 )
 from mcprobe.core.verdicts import CRITICAL_KEYS, group_problems, probe_keys, verdict
 
-_SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
+_SEVERITY_RANK = {"critical": 0, "error": 1, "warning": 2, "info": 3}
 
 
 def to_result_out(result: CaseResult) -> FuzzResultOut:

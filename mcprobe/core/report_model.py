@@ -43,7 +43,7 @@ class LocationOut(WireModel):
 
 class FindingOut(WireModel):
     code: str
-    severity: Literal["error", "warning", "info"]
+    severity: Literal["critical", "error", "warning", "info"]
     message: str
     location: LocationOut
     hint: str

@@ -238,7 +238,8 @@ def _weight(finding: Finding) -> float:
 def schema_quality_dimension(snapshot: ServerSnapshot, findings: Sequence[Finding]) -> Dimension:
     """``10 − 10 × min(1, (Σ capped per-tool weight / tools + server-wide) / 2)``."""
     extra = [f for f in snapshot.listing_findings if f not in findings]
-    all_findings = [*findings, *extra]
+    # security.* findings score in the Security dimension, not here.
+    all_findings = [f for f in (*findings, *extra) if not f.code.startswith("security.")]
     per_tool: dict[str, float] = {}
     per_tool_counts: dict[str, Counter[str]] = {}
     server_wide = 0.0

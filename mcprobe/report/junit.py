@@ -70,9 +70,9 @@ def _finding_line(finding: FindingOut) -> str:
 
 def _lint_case(suite: ET.Element, classname: str, name: str, findings: list[FindingOut]) -> None:
     case = _element("testcase", suite, classname=classname, name=name, time="0.000")
-    failing = [f for f in findings if f.severity in ("error", "warning")]
+    failing = [f for f in findings if f.severity in ("critical", "error", "warning")]
     if failing:
-        errors = sum(f.severity == "error" for f in failing)
+        errors = sum(f.severity in ("critical", "error") for f in failing)
         warnings = len(failing) - errors
         failure = _element(
             "failure",

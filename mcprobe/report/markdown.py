@@ -46,7 +46,11 @@ ARGUMENTS_LIMIT = 300
 CASES_PER_FIX = 5
 TOOLS_IN_HEADLINE = 10
 
-_SEVERITY_WORDS = {"error": ("error", "errors"), "warning": ("warning", "warnings")}
+_SEVERITY_WORDS = {
+    "critical": ("critical", "critical"),
+    "error": ("error", "errors"),
+    "warning": ("warning", "warnings"),
+}
 
 
 def _plural(n: int, one: str, many: str) -> str:
@@ -223,7 +227,8 @@ def _findings(findings: list[FindingOut]) -> list[str]:
         return [*lines, "No findings."]
     counts = [
         _plural(sum(f.severity == sev for f in findings), *_SEVERITY_WORDS.get(sev, (sev, sev)))
-        for sev in ("error", "warning", "info")
+        for sev in ("critical", "error", "warning", "info")
+        if sev != "critical" or any(f.severity == sev for f in findings)
     ]
     lines += [", ".join(counts) + ".", ""]
     lines += [

@@ -29,7 +29,9 @@ SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/mcprobe-audit/"
 
-_LEVEL_BY_SEVERITY = {"error": "error", "warning": "warning", "info": "note"}
+_LEVEL_BY_SEVERITY = {"critical": "error", "error": "error", "warning": "warning", "info": "note"}
+# GitHub's security-severity bands: critical ≥ 9.0, high 7.0–8.9, medium 4.0–6.9, low < 4.
+_SECURITY_SEVERITY = {"critical": "9.5", "error": "7.5", "warning": "5.0", "info": "2.0"}
 # The behavioural rules: the catalogue's verdicts that are SARIF results, in catalogue order.
 BEHAVIOUR_RULES: tuple[VerdictKind, ...] = tuple(k for k in VERDICTS if k.sarif_id is not None)
 _MAX_ARGUMENTS_CHARS = 2000
@@ -87,7 +89,10 @@ def _lint_rules(report: ConformanceReport) -> list[dict[str, Any]]:
                 summary=rule.summary,
                 fix=_first_hint(report, code) or rule.summary,
                 level=_LEVEL_BY_SEVERITY[str(rule.severity)],
-                tag="lint",
+                tag="security" if code.startswith("security.") else "lint",
+                security_severity=_SECURITY_SEVERITY.get(str(rule.severity))
+                if code.startswith("security.")
+                else None,
             )
         )
     known = set(LINT_RULES)
@@ -111,7 +116,20 @@ def _first_hint(report: ConformanceReport, code: str) -> str | None:
     return next((f.hint for f in report.findings if f.code == code), None)
 
 
-def _rule(code: str, *, title: str, summary: str, fix: str, level: str, tag: str) -> dict[str, Any]:
+def _rule(
+    code: str,
+    *,
+    title: str,
+    summary: str,
+    fix: str,
+    level: str,
+    tag: str,
+    security_severity: str | None = None,
+) -> dict[str, Any]:
+    properties: dict[str, Any] = {"tags": ["mcp", tag]}
+    if security_severity is not None:
+        # GitHub code scanning ranks security alerts by this CVSS-like score.
+        properties["security-severity"] = security_severity
     return {
         "id": code,
         "name": "".join(part.capitalize() for part in code.replace(".", "_").split("_")),
@@ -119,7 +137,7 @@ def _rule(code: str, *, title: str, summary: str, fix: str, level: str, tag: str
         "fullDescription": {"text": summary},
         "help": {"text": fix},
         "defaultConfiguration": {"level": level},
-        "properties": {"tags": ["mcp", tag]},
+        "properties": properties,
     }
 
 

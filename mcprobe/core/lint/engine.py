@@ -62,6 +62,19 @@ from mcprobe.core.lint.rules import (
     pointer,
     quote,
 )
+from mcprobe.core.lint.security_capabilities import (
+    check_environment_exposure,
+    check_misleading_annotation,
+    check_unannotated_capability,
+)
+from mcprobe.core.lint.security_text import (
+    check_param_contradiction,
+    rule_exfiltration,
+    rule_hidden_characters,
+    rule_homoglyphs,
+    rule_model_instructions,
+    rule_shadowing,
+)
 from mcprobe.core.model import Finding, Location, ServerSnapshot
 from mcprobe.core.schema_dialect import schema_problems, validator_class_for
 
@@ -312,6 +325,10 @@ TOOL_RULES: tuple[tuple[str, ToolRule], ...] = (
     ("schema.no_required", check_no_required),
     ("param.untyped", check_untyped),
     ("param.missing_description", check_param_missing_description),
+    ("security.param_contradiction", check_param_contradiction),
+    ("security.misleading_annotation", check_misleading_annotation),
+    ("security.unannotated_capability", check_unannotated_capability),
+    ("security.environment_exposure", check_environment_exposure),
 )
 """Every per-tool rule with its code, in SPEC §4 table order."""
 
@@ -320,6 +337,11 @@ SERVER_RULES: tuple[tuple[str, ServerRule], ...] = (
     ("server.no_tools", check_no_tools),
     ("tool.duplicate_name", check_duplicate_names),
     ("tool.unusual_name", check_mixed_styles),
+    ("security.hidden_characters", rule_hidden_characters),
+    ("security.homoglyph", rule_homoglyphs),
+    ("security.model_instruction", rule_model_instructions),
+    ("security.shadowing", rule_shadowing),
+    ("security.exfiltration", rule_exfiltration),
 )
 """The server-wide rules, in the order their findings lead the result."""
 

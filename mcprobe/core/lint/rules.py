@@ -32,7 +32,7 @@ class LintRule:
     summary: str
 
 
-_E, _W, _I = Severity.ERROR, Severity.WARNING, Severity.INFO
+_C, _E, _W, _I = Severity.CRITICAL, Severity.ERROR, Severity.WARNING, Severity.INFO
 
 # SPEC §4 table order: the order of findings within one tool follows it.
 _RULES = (
@@ -80,12 +80,101 @@ _RULES = (
         "a property with no description (looked up through $ref)",
     ),
     LintRule("server.no_tools", _W, "No tools", "the server advertises tools but lists none"),
+    # Security (SPEC §5.2): static rules (core/lint/security_*.py), then the behavioural proofs
+    # (core/security_proofs.py); they score in the Security dimension, not in Schema Quality.
+    LintRule(
+        "security.hidden_characters",
+        _C,
+        "Hidden characters",
+        "zero-width, bidi, tag or other invisible characters, or blank padding hiding text",
+    ),
+    LintRule(
+        "security.homoglyph",
+        _E,
+        "Look-alike letters",
+        "a word mixing Latin letters with look-alikes from another script",
+    ),
+    LintRule(
+        "security.model_instruction",
+        _C,
+        "Instructions aimed at the model",
+        "<IMPORTANT>-style tags, 'ignore previous instructions', 'do not tell the user', ...",
+    ),
+    LintRule(
+        "security.shadowing",
+        _C,
+        "Tool shadowing",
+        "a description that tells the model how to use another tool (recipients, destinations)",
+    ),
+    LintRule(
+        "security.exfiltration",
+        _C,
+        "Exfiltration cue",
+        "asks for the conversation, credentials or secret files, or sends data to an address",
+    ),
+    LintRule(
+        "security.param_contradiction",
+        _E,
+        "Parameter wording contradicts its schema",
+        "an optional parameter whose description insists it is required",
+    ),
+    LintRule(
+        "security.misleading_annotation",
+        _E,
+        "Misleading annotations",
+        "a dangerous capability annotated read-only, non-destructive or closed-world",
+    ),
+    LintRule(
+        "security.unannotated_capability",
+        _W,
+        "Dangerous capability not annotated",
+        "command execution, deletion or URL fetch without the matching hint",
+    ),
+    LintRule(
+        "security.environment_exposure",
+        _E,
+        "Environment exposed",
+        "a tool that returns the server's environment variables or whole file system",
+    ),
+    LintRule(
+        "security.canary_leak",
+        _C,
+        "Environment leak proven",
+        "the canary value planted in the target's environment came back in an answer",
+    ),
+    LintRule(
+        "security.secret_echo",
+        _C,
+        "Secret echoed",
+        "a credential mcprobe was given (bearer, header, secret env) came back in an answer",
+    ),
+    LintRule(
+        "security.rug_pull",
+        _C,
+        "Rug pull",
+        "a tool definition changed during the session and the change adds security findings",
+    ),
+    LintRule(
+        "security.definition_changed",
+        _E,
+        "Tool definition changed",
+        "a tool was added, removed or redefined during the session",
+    ),
+    LintRule(
+        "security.undeclared_list_changed",
+        _W,
+        "Undeclared list_changed",
+        "notifications/tools/list_changed sent although the server declared listChanged: false",
+    ),
 )
 
 LINT_RULES: Mapping[str, LintRule] = MappingProxyType({rule.code: rule for rule in _RULES})
 """Every lint code mcprobe emits: the twelve stable SPEC codes plus ``EXTRA_CODES``."""
 
-EXTRA_CODES: tuple[str, ...] = ("tool.malformed",)
+SECURITY_CODES: tuple[str, ...] = tuple(r.code for r in _RULES if r.code.startswith("security."))
+"""The ``security.*`` family (SPEC §5.2): scored in the Security dimension only."""
+
+EXTRA_CODES: tuple[str, ...] = ("tool.malformed", *SECURITY_CODES)
 """Codes beyond SPEC §4's twelve."""
 
 RULE_RANK: Mapping[str, int] = MappingProxyType({rule.code: i for i, rule in enumerate(_RULES)})

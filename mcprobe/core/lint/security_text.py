@@ -1,0 +1,790 @@
+"""Security rules over the text a model reads: hidden characters, homoglyphs, instructions aimed
+at the model, shadowing of other tools, exfiltration cues, contradictory parameter wording.
+
+Every text the model sees is scanned: tool names, titles, descriptions, ``annotations.title``,
+parameter names/titles/descriptions (nested too), and the server's ``instructions``. Each finding
+quotes the offending span with invisible characters made visible (``⟨U+200E ×35⟩``, see
+``visible``) and says what to change.
+
+Precision first. The phrase lists are narrow on purpose: an honest description that talks *to*
+the model ("let the user know", "Use read_text_file instead", "Do not pass anything if…") or
+*about* another tool ("pass the id to get_item") stays silent; what fires is wording that hides
+something from the user, overrides the host's instructions, redirects another tool's effect or
+asks the model to hand over the conversation or credentials. tests/test_security_precision.py
+runs every rule over the official reference servers' real tool listings and expects silence.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mcprobe.core.lint.rules import ToolView, finding, pointer
+from mcprobe.core.model import Finding, Location, ServerSnapshot
+
+__all__ = [
+    "ModelText",
+    "check_exfiltration",
+    "check_hidden_characters",
+    "check_homoglyphs",
+    "check_model_instructions",
+    "check_param_contradiction",
+    "check_shadowing",
+    "listing_texts",
+    "model_texts",
+    "visible",
+]
+
+_MAX_DEPTH = 8
+_EXCERPT_MARGIN = 40
+_EXCERPT_LIMIT = 220
+# A blank run this long, followed by more text, pushes that text out of a reviewer's sight
+# (aligned Markdown and indented lists stay far below these).
+_PADDING_BLANKS = 40
+_PADDING_NEWLINES = 10
+
+
+# --------------------------------------------------------------------------- the texts
+
+
+@dataclass(frozen=True)
+class ModelText:
+    """One string the model reads, with where it is and how a message names it."""
+
+    location: Location
+    what: str  # "the description of tool `send`"
+    text: str
+    kind: str  # name | title | description | instructions
+    tool: str | None = None  # the tool this text belongs to (None: server-wide)
+
+
+def _tool_texts(view: ToolView) -> Iterator[ModelText]:
+    raw = view.raw
+    if raw is None:
+        return
+    label = view.label
+    for key, kind in (("name", "name"), ("title", "title"), ("description", "description")):
+        value = raw.get(key)
+        if isinstance(value, str):
+            yield ModelText(
+                Location(label, pointer=pointer(key)),
+                f"the {key} of tool `{label}`",
+                value,
+                kind,
+                label,
+            )
+    annotations = raw.get("annotations")
+    if isinstance(annotations, Mapping) and isinstance(annotations.get("title"), str):
+        yield ModelText(
+            Location(label, pointer="/annotations/title"),
+            f"the annotations title of tool `{label}`",
+            annotations["title"],
+            "title",
+            label,
+        )
+    schema = raw.get("inputSchema")
+    if isinstance(schema, Mapping):
+        yield from _param_texts(label, schema, ("inputSchema",), "", 0)
+
+
+def _param_texts(
+    label: str, node: Mapping[str, Any], tokens: tuple[str | int, ...], prefix: str, depth: int
+) -> Iterator[ModelText]:
+    properties = node.get("properties")
+    if depth >= _MAX_DEPTH or not isinstance(properties, Mapping):
+        return
+    for key, sub in properties.items():
+        param = prefix + str(key)
+        here = (*tokens, "properties", key)
+        yield ModelText(
+            Location(label, param, pointer(*here)),
+            f"the name of parameter `{param}` of tool `{label}`",
+            str(key),
+            "name",
+            label,
+        )
+        if not isinstance(sub, Mapping):
+            continue
+        for member in ("title", "description"):
+            value = sub.get(member)
+            if isinstance(value, str):
+                yield ModelText(
+                    Location(label, param, pointer(*here, member)),
+                    f"the {member} of parameter `{param}` of tool `{label}`",
+                    value,
+                    member,
+                    label,
+                )
+        yield from _param_texts(label, sub, here, param + ".", depth + 1)
+        items = sub.get("items")
+        if isinstance(items, Mapping):
+            yield from _param_texts(label, items, (*here, "items"), param + "[].", depth + 1)
+
+
+def listing_texts(kind: str, entries: Sequence[Any]) -> Iterator[ModelText]:
+    """The texts of a ``prompts/list`` or ``resources/list`` answer (``kind``: prompt or
+    resource): names, titles, descriptions and prompt arguments."""
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, Mapping):
+            continue
+        label = str(entry.get("name", f"#{i}"))
+        for key in ("name", "title", "description"):
+            value = entry.get(key)
+            if isinstance(value, str):
+                what = f"the {key} of {kind} `{label}`"
+                yield ModelText(Location(pointer=f"/{i}/{key}"), what, value, key)
+        arguments = entry.get("arguments")
+        for j, arg in enumerate(arguments if isinstance(arguments, list) else ()):
+            if not isinstance(arg, Mapping):
+                continue
+            for key in ("name", "description"):
+                value = arg.get(key)
+                if isinstance(value, str):
+                    what = f"the {key} of argument {j} of {kind} `{label}`"
+                    at = Location(pointer=f"/{i}/arguments/{j}/{key}")
+                    yield ModelText(at, what, value, key)
+
+
+def model_texts(snapshot: ServerSnapshot, views: Sequence[ToolView]) -> Iterator[ModelText]:
+    """Every string of the listing a model reads, server-wide ones first."""
+    if isinstance(snapshot.instructions, str):
+        yield ModelText(
+            Location(pointer="/instructions"),
+            "the server instructions",
+            snapshot.instructions,
+            "instructions",
+        )
+    for key in ("name", "title"):
+        value = snapshot.server_info.get(key) if isinstance(snapshot.server_info, Mapping) else None
+        if isinstance(value, str):
+            yield ModelText(
+                Location(pointer=f"/serverInfo/{key}"), f"the server {key}", value, "title"
+            )
+    for view in views:
+        yield from _tool_texts(view)
+
+
+# --------------------------------------------------------------------------- making it visible
+
+_INVISIBLE_EXTRA = frozenset(
+    {0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800, 0x180E, 0x034F, 0x17B4, 0x17B5}
+)
+
+
+def _is_tag(cp: int) -> bool:
+    return 0xE0000 <= cp <= 0xE007F
+
+
+def _is_invisible(ch: str) -> bool:
+    """A character that renders as nothing (or reorders text) but a model still reads."""
+    cp = ord(ch)
+    if ch in "\t\n\r":
+        return False
+    if cp in _INVISIBLE_EXTRA or _is_tag(cp):
+        return True
+    if 0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF:
+        return True  # variation selectors (the supplement ones smuggle bytes)
+    # Private-use (icon fonts) and unassigned code points are left alone: they render as
+    # something, or as a visible box.
+    return unicodedata.category(ch) in ("Cf", "Cc")
+
+
+def _is_blank(ch: str) -> bool:
+    return ch.isspace()
+
+
+def visible(text: str) -> str:
+    """``text`` with every invisible character shown as ``⟨U+XXXX⟩`` (runs as ``⟨U+XXXX ×N⟩``),
+    runs of Unicode tag characters decoded (``⟨tags: "…"⟩``) and long blank runs counted."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        j = i + 1
+        if _is_tag(ord(ch)):
+            while j < len(text) and _is_tag(ord(text[j])):
+                j += 1
+            decoded = "".join(
+                chr(ord(c) - 0xE0000) if 0x20 <= ord(c) - 0xE0000 < 0x7F else "?"
+                for c in text[i:j]
+            )
+            out.append(f'⟨tags ×{j - i}: "{decoded}"⟩')
+        elif _is_invisible(ch):
+            while j < len(text) and text[j] == ch:
+                j += 1
+            out.append(f"⟨U+{ord(ch):04X}{f' ×{j - i}' if j - i > 1 else ''}⟩")
+        elif _is_blank(ch):
+            while j < len(text) and _is_blank(text[j]):
+                j += 1
+            run = text[i:j]
+            if j - i >= 8:
+                out.append(f"⟨{_blank_words(run)}⟩")
+            else:
+                out.append(" " if "\n" not in run else " ⏎ ")
+        else:
+            out.append(ch)
+        i = j
+    return "".join(out)
+
+
+def _blank_words(run: str) -> str:
+    newlines = run.count("\n")
+    others = len(run) - newlines - run.count("\r")
+    parts = []
+    if others:
+        parts.append(f"blank ×{others}")
+    if newlines:
+        parts.append(f"newline ×{newlines}")
+    return ", ".join(parts)
+
+
+def excerpt(text: str, start: int, end: int) -> str:
+    """The span ``text[start:end]`` with some context, made visible and bounded."""
+    lo, hi = max(0, start - _EXCERPT_MARGIN), min(len(text), end + _EXCERPT_MARGIN)
+    body = visible(text[lo:hi])
+    if len(body) > _EXCERPT_LIMIT:
+        body = body[: _EXCERPT_LIMIT - 1] + "…"
+    return ("…" if lo > 0 else "") + body + ("…" if hi < len(text) and body[-1:] != "…" else "")
+
+
+# --------------------------------------------------------------------------- hidden characters
+
+
+def _benign_joiner(text: str, i: int) -> bool:
+    """ZWJ/ZWNJ inside emoji sequences or between letters of scripts that need them, a variation
+    selector after a symbol, a leading BOM: ordinary text, not hiding anything."""
+    ch = text[i]
+    cp = ord(ch)
+    if cp == 0xFEFF and i == 0:
+        return True
+    prev = text[i - 1] if i > 0 else ""
+    nxt = text[i + 1] if i + 1 < len(text) else ""
+    if cp in (0xFE0E, 0xFE0F):
+        return bool(prev) and unicodedata.category(prev) in ("So", "Sm", "Sk", "Nd", "Po")
+    if cp in (0x200C, 0x200D) and prev and nxt:
+        sym = ("So", "Sk", "Sm")
+        if unicodedata.category(prev) in sym or unicodedata.category(nxt) in (*sym, "Mn"):
+            return True  # emoji ZWJ sequences (👨‍👩‍👧)
+        return prev.isalpha() and nxt.isalpha() and not (prev.isascii() or nxt.isascii())
+    return False
+
+
+_FLAG_TAGS = re.compile("[\U000e0030-\U000e0039\U000e0061-\U000e007a]{2,6}\U000e007f")
+
+
+def _benign_run(text: str, start: int, end: int) -> bool:
+    """A whole run that is ordinary text: an emoji tag sequence (the flag of England is
+    🏴 + tag letters + cancel tag), one soft hyphen inside a word, one direction mark."""
+    run = text[start:end]
+    if start > 0 and text[start - 1] == "\U0001f3f4" and _FLAG_TAGS.fullmatch(run):
+        return True
+    return len(run) == 1 and run in ("\u00ad", "\u200e", "\u200f")
+
+
+def _hidden_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, what) for every run of invisible characters and every long blank run that
+    is followed by more text."""
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if _is_invisible(ch) and not _benign_joiner(text, i):
+            j = i + 1
+            while j < len(text) and _is_invisible(text[j]) and not _benign_joiner(text, j):
+                j += 1
+            if not _benign_run(text, i, j):
+                yield i, j, _describe_hidden(text[i:j])
+            i = j
+            continue
+        if _is_blank(ch):
+            j = i + 1
+            while j < len(text) and (_is_blank(text[j]) or _is_invisible(text[j])):
+                j += 1
+            rest = text[j:].strip()
+            run = text[i:j]
+            long_run = run.count("\n") >= _PADDING_NEWLINES or len(run) >= _PADDING_BLANKS
+            if long_run and rest:
+                yield i, j, f"a run of {j - i} blank characters that pushes the text after it "
+                "out of sight"
+            i = j
+            continue
+        i += 1
+
+
+def _describe_hidden(run: str) -> str:
+    kinds: list[str] = []
+    for ch in run:
+        cp = ord(ch)
+        if _is_tag(cp):
+            name = "Unicode tag characters (invisible ASCII)"
+        elif 0x202A <= cp <= 0x202E or 0x2066 <= cp <= 0x2069 or cp in (0x200E, 0x200F, 0x061C):
+            name = "bidirectional controls"
+        elif cp in (0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF):
+            name = "zero-width characters"
+        elif 0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF:
+            name = "variation selectors"
+        else:
+            name = "invisible format/control characters"
+        if name not in kinds:
+            kinds.append(name)
+    return f"{len(run)} {' and '.join(kinds)}"
+
+
+def check_hidden_characters(texts: Sequence[ModelText]) -> Iterator[Finding]:
+    for t in texts:
+        for start, end, what in _hidden_spans(t.text):
+            yield finding(
+                "security.hidden_characters",
+                f"{_cap(t.what)} contains {what}, which a person reading it does not see but a "
+                f"model does: `{excerpt(t.text, start, end)}`.",
+                "Delete the invisible characters (and any text they hide) so that what a person "
+                "reviews is exactly what the model reads.",
+                t.location,
+            )
+
+
+# --------------------------------------------------------------------------- homoglyphs
+
+_SCRIPTS = ("LATIN", "CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC")
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def _script(ch: str) -> str | None:
+    try:
+        head = unicodedata.name(ch).split(" ", 1)[0]
+    except ValueError:
+        return None
+    return head if head in _SCRIPTS else None
+
+
+def check_homoglyphs(texts: Sequence[ModelText]) -> Iterator[Finding]:
+    for t in texts:
+        for match in _WORD.finditer(t.text):
+            word = match.group()
+            scripts = {s for s in map(_script, word) if s is not None}
+            if "LATIN" not in scripts or len(scripts) < 2:
+                continue
+            foreign = sorted(
+                {f"`{c}` (U+{ord(c):04X} {unicodedata.name(c, '?')})" for c in word if _script(c)
+                 not in (None, "LATIN")}
+            )
+            yield finding(
+                "security.homoglyph",
+                f"{_cap(t.what)} mixes Latin letters with look-alike letters of another script in "
+                f"`{visible(word)}`: {', '.join(foreign[:3])}; it reads as a familiar word but is "
+                "a different string.",
+                f"Spell `{visible(word)}` in one script (plain ASCII for names).",
+                t.location,
+            )
+            break  # one finding per text is enough evidence
+
+
+# --------------------------------------------------------------------------- model-aimed text
+
+_FLAGS = re.IGNORECASE
+_NOT = r"(?:do\s*n[o'’]t|never|must\s+not|should\s+not|do\s+not)"
+_INSTRUCTION_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        # The attack signature is the shouted tag; lowercase <important> in honest prompts
+        # ("<important>Cite every source.</important>") is left alone.
+        re.compile(
+            r"<\s*/?\s*(IMPORTANT|SYSTEM|INSTRUCTIONS?|SECRET|HIDDEN|ADMIN|CRITICAL|NOTE_TO_AI)\b"
+            r"[^<>]{0,40}>|<\s*/?\s*(hidden|secret)\s*>"
+        ),
+        "an instruction tag addressed to the model",
+    ),
+    (
+        re.compile(r"\[/?(INST|SYS|SYSTEM)\]|<\|im_(start|end)\|>|<</?SYS>>", _FLAGS),
+        "a chat-template marker",
+    ),
+    (
+        re.compile(
+            r"(?<![/(\w])(ignore|disregard|forget|override)\s+(all\s+|any\s+)?(of\s+)?"
+            r"(the\s+|your\s+)?(previous|prior|above|earlier|preceding|system)\s+"
+            r"(instructions?|directions?|prompts?|rules|messages|guidelines)",
+            _FLAGS,
+        ),
+        "an order to ignore the host's instructions",
+    ),
+    (
+        re.compile(
+            rf"\b{_NOT}\s+(ever\s+)?(tell|inform|notify|alert)\s+(the\s+)?(user|human)\s*"
+            r"(?=$|[.;,!)]|(about|of)\s+(this|it|that|these|the\s+\w+\s+(step|call|action|tool|"
+            r"instruction|note)s?)\b)",
+            _FLAGS,
+        ),
+        "an order to keep something from the user",
+    ),
+    (
+        re.compile(
+            rf"\b{_NOT}\s+(ever\s+)?(mention|reveal|disclose|show)\s+(this|it|that|these|the)"
+            r"\b(\s+[\w'’]+){0,6}?\s+to\s+(the\s+)?(user|human|anyone)\b|"
+            rf"\b{_NOT}\s+(mention|reveal|disclose)\s+(this|it|that)\s*(?=$|[.;,!])",
+            _FLAGS,
+        ),
+        "an order to keep something from the user",
+    ),
+    (
+        re.compile(
+            r"\bwithout\s+(telling|informing|notifying|alerting)\s+the\s+(user|human)|"
+            r"\b(hide|conceal)\s+(this|it|that|these)\s+(\w+\s+)?from\s+(the\s+)?(user|human)|"
+            r"\bkeep\s+(this|it)\s+(a\s+)?(secret|hidden)\b|"
+            r"\bthe\s+user\s+(must|should)\s+(not|never)\s+(know|see|find\s+out)\b",
+            _FLAGS,
+        ),
+        "an order to act behind the user's back",
+    ),
+    (
+        re.compile(
+            r"\bbefore\s+(using|calling|invoking|running)\s+(this|any|the|other)\b[^.\n]{0,60}?"
+            r"\b(always|you\s+must|first\s+(call|read|send|run|use))\b",
+            _FLAGS,
+        ),
+        "a precondition forced on the model",
+    ),
+    (
+        re.compile(
+            r"\binstead,?\s+(reply|respond|answer|say|output|tell\s+the\s+user)\b|"
+            r"\byou\s+must\s+(reply|respond|answer|say)\b",
+            _FLAGS,
+        ),
+        "an order dictating the model's answer",
+    ),
+    (
+        re.compile(
+            r"\byou\s+are\s+(now|no\s+longer)\s+(an?\s+|the\s+)?([\w-]+\s+){0,2}?(assistant|ai|"
+            r"model|bot|agent|persona|character|player|pirate)\b|\byou\s+are\s+now\s+in\s+"
+            r"(developer|god|dan|jailbreak|unrestricted)\s+mode\b",
+            _FLAGS,
+        ),
+        "a role change for the model",
+    ),
+)
+# Words before the phrase that make it a description of an attack, not the attack itself
+# ("Scans for attempts to override your system prompt", "Do not let tool output override…").
+_DESCRIBED_NOT_SAID = re.compile(
+    r"\b(tries|attempts|tricks?|scans?|detects?|blocks?|flags?|checks?|prevents?|forbids?|"
+    r"never\s+allow|do\s*n[o'’]t\s+let|do\s+not\s+let|against|such\s+as|phrases?|"
+    r"classes?|whether|like)\b",
+    _FLAGS,
+)
+
+
+def check_model_instructions(texts: Sequence[ModelText]) -> Iterator[Finding]:
+    for t in texts:
+        if t.kind == "name":
+            continue
+        text = _unquoted(_folded(t.text))
+        seen: set[str] = set()
+        for pattern, what in _INSTRUCTION_PATTERNS:
+            if what in seen:
+                continue
+            match = next(
+                (m for m in pattern.finditer(text) if not _described(text, m.start())), None
+            )
+            if match is None:
+                continue
+            seen.add(what)
+            yield finding(
+                "security.model_instruction",
+                f"{_cap(t.what)} carries {what} rather than describing the tool: "
+                f"`{excerpt(t.text, match.start(), match.end())}`.",
+                "Describe what the tool does, its parameters and its result; remove every "
+                "instruction to the model about hiding things, overriding other instructions "
+                "or what to answer.",
+                t.location,
+            )
+
+
+def _described(text: str, at: int) -> bool:
+    """The phrase at ``at`` is talked about ("blocks attempts to …"), not said."""
+    sentence_start = max(text.rfind(".", 0, at), text.rfind("\n", 0, at), -1) + 1
+    return _DESCRIBED_NOT_SAID.search(text, sentence_start, at) is not None
+
+
+def _unquoted(text: str) -> str:
+    """Balanced quotations and code spans blanked (same length): a phrase in quotes is
+    mentioned, not used ('Blocks “ignore previous instructions”'). An unbalanced quote masks
+    nothing."""
+    blank = lambda m: " " * len(m.group())  # noqa: E731
+    text = re.sub(r"(```|~~~).*?(\1|\Z)", blank, text, flags=re.S)  # fenced code blocks
+    return re.sub(r"``[^`]*``|`[^`\n]*`|“[^”\n]*”|\"[^\"\n]*\"", blank, text)
+
+
+def _folded(text: str) -> str:
+    """Invisible characters dropped (same length kept by replacing with spaces) so padding
+    inside a phrase cannot dodge the patterns; offsets stay valid for ``excerpt``."""
+    return "".join(" " if _is_invisible(c) else c for c in text)
+
+
+# --------------------------------------------------------------------------- shadowing
+
+_WELL_KNOWN_TOOLS = (
+    "send_email",
+    "send_mail",
+    "send_message",
+    "sendEmail",
+    "sendMessage",
+    "execute_command",
+    "run_command",
+    "read_file",
+    "write_file",
+    "bash",
+    "shell",
+    "transfer_funds",
+    "create_payment",
+    "post_message",
+    "slack_post_message",
+    "git_push",
+)
+_WELL_KNOWN_LOWER = frozenset(n.lower() for n in _WELL_KNOWN_TOOLS)
+_OTHER_TOOL_PHRASE = re.compile(
+    r"\b(any|every|all|other|another|each)\s+(other\s+)?(tools?|functions?|servers?)\b|"
+    r"`[\w.-]{3,64}`\s+tool\b|\btool\s+`[\w.-]{3,64}`|\b(e-?mail|message)\s+tools?\b",
+    _FLAGS,
+)
+_HIJACK = re.compile(
+    r"\b(b?cc)\b|\brecipients?\b|\bredirect|\bforward(ed|s)?\s+(it\s+|them\s+|all\s+)?to\b|"
+    r"\bsend\s+(a\s+)?cop(y|ies)\b|\bcop(y|ied)\s+to\b|\bchange\s+the\s+(destination|address|"
+    r"url|endpoint|recipient|target|account)|\breplace\s+the\s+(destination|address|url|"
+    r"endpoint|recipient|target|account)|\boverrid(e|ing)\b|\b(always|must)\s+(also\s+)?"
+    r"(include|add|append|set|pass|send|use|be\s+sent|go)\b|\bmust\s+be\s+(sent|routed|"
+    r"forwarded|copied)",
+    _FLAGS,
+)
+
+
+# "Always call send_email first" on a server without send_email: a directive to use a tool
+# this server does not have (one of another server's). Names of this server's own tools are fine
+# ("use list_tickets first").
+_CALL_DIRECTIVE = re.compile(
+    r"\b(always|must|should|never|do\s+not|first,?|then|please|next,?)\s+([\w-]+\s+){0,2}?"
+    r"(call|use|invoke|run)\s+(the\s+)?[`*_\[]*([A-Za-z][\w.-]*[_.-][\w.-]*[A-Za-z0-9]|"
+    r"[a-z]+[A-Z]\w+)",
+    _FLAGS,
+)
+
+
+def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> Iterator[Finding]:
+    for t in texts:
+        if t.kind not in ("description", "title") or t.tool is None:
+            continue
+        others = [n for n in tool_names if n != t.tool and len(n) >= 3]
+        text = _folded(t.text)
+        directive = next(
+            (
+                m
+                for m in _CALL_DIRECTIVE.finditer(_unquoted(text))
+                if m.group(5) not in tool_names
+                and m.group(5).lower() in _WELL_KNOWN_LOWER
+                and not _described(text, m.start())
+            ),
+            None,
+        )
+        if directive is not None:
+            yield finding(
+                "security.shadowing",
+                f"{_cap(t.what)} directs the model to use `{directive.group(5)}`, a tool this "
+                "server does not have (steering another server's tools is tool shadowing): "
+                f"`{excerpt(t.text, directive.start(), directive.end())}`.",
+                f"Remove the sentence; tool `{t.tool}` may describe only its own behaviour and "
+                "this server's own tools.",
+                t.location,
+            )
+            continue
+        for start, sentence in _sentences(_unquoted(text)):
+            if _described(sentence, len(sentence)):
+                continue
+            named = _mentions(sentence, others) or _mentions(sentence, _WELL_KNOWN_TOOLS)
+            generic = _OTHER_TOOL_PHRASE.search(sentence)
+            if named is None and generic is None:
+                continue
+            hijack = _HIJACK.search(sentence)
+            if hijack is None:
+                continue
+            target = f"tool `{named}`" if named is not None else f"“{generic.group()}”"  # type: ignore[union-attr]
+            yield finding(
+                "security.shadowing",
+                f"{_cap(t.what)} tells the model how to use {target}, which is not this tool "
+                "(changing recipients, destinations or arguments of another tool is tool "
+                f"shadowing): `{excerpt(t.text, start, start + len(sentence))}`.",
+                f"Remove the sentence; tool `{t.tool}` may describe only its own behaviour. If "
+                "it works together with another tool, say what it returns, not how the other "
+                "tool must be called.",
+                t.location,
+            )
+            break
+
+
+def _sentences(text: str) -> Iterator[tuple[int, str]]:
+    start = 0
+    for match in re.finditer(r"(?<=[.!?])\s+|\n+", text):
+        yield start, text[start : match.start()]
+        start = match.end()
+    if start < len(text):
+        yield start, text[start:]
+
+
+def _mentions(sentence: str, names: Sequence[str]) -> str | None:
+    for name in names:
+        if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", sentence):
+            return name
+    return None
+
+
+# --------------------------------------------------------------------------- exfiltration
+
+_CONVERSATION = re.compile(
+    r"\b(conversation|chat)\s+(history|log|so\s+far|transcript|context)|\bentire\s+conversation|"
+    r"\bfull\s+conversation|\b(the\s+)?user'?s\s+(previous|last|prior|earlier|original|"
+    r"most\s+recent|full)\s+(messages?|prompts?|requests?|input|query)|\b(all\s+)?(previous|"
+    r"prior|earlier)\s+(user\s+)?messages\b|\b(include|pass|provide|paste|copy|send|put|add|"
+    r"append|attach|repeat|output|print|reveal|share)\b[^.\n]{0,30}?\b(your|the)\s+(system\s+"
+    r"prompt|instructions|context\s+window)\b|\b(the|your)\s+(whole|full|entire)\s+context\b",
+    _FLAGS,
+)
+_SECRET_FILES = re.compile(
+    r"~/\.ssh|\.ssh/|\bid_(rsa|ed25519|ecdsa|dsa)\b|(^|[\s`'\"(/~])\.env\b|\.aws/credentials|"
+    r"\.npmrc|\.netrc|\.pypirc|\.git-credentials|\.docker/config\.json|/etc/(passwd|shadow)|"
+    r"\.kube/config|\.config/gh|\bkeychain\b",
+    _FLAGS,
+)
+_SECRETS_GRAB = re.compile(
+    r"\b(include|pass|put|add|send|provide|attach|append|copy|read|paste|supply)\b[^.\n]{0,40}?"
+    r"\b(all|any|every|your|the\s+user'?s|its)\s+(api[\s_-]?keys?|credentials?|secrets?|"
+    r"passwords?|access\s+tokens?|tokens?|private\s+keys?|environment\s+variables?|cookies?)",
+    _FLAGS,
+)
+_SEND_TO = re.compile(
+    r"\b(send|post|upload|forward|report|submit|transmit|email|e-mail|cc|bcc)\b[^.\n]{0,60}?"
+    r"(https?://[^\s)`'\"]+|\b[\w.+-]+@[\w-]+\.[\w.-]*[A-Za-z]\b)",
+    _FLAGS,
+)
+_URL = re.compile(r"(?:https?:)?//[^\s'\"`]+", _FLAGS)
+_PLACEHOLDER = re.compile(r"\{[^}\s]*\}|\$\{|\$[A-Z][A-Z_]{2,}|<[^>\s]*>|%7B", _FLAGS)
+# What makes a client fetch a URL by itself, on render: Markdown images, HTML src/srcset/href of
+# resources, CSS url()/@import, refresh, form actions, pings.
+_AUTOLOAD = re.compile(
+    r"(!\[[^\]]*\]\(\s*<?|\b(src|srcset|imagesrcset|href|data|action|ping|poster)\s*=\s*['\"]?"
+    r"[^'\"]*?|\burl\s*\(\s*['\"]?|\\72l\s*\(\s*['\"]?|@import\s+['\"]?|image-set\(\s*['\"]?|"
+    r"\burl=)$",
+    _FLAGS,
+)
+
+
+def _exfil_url(text: str) -> re.Match[str] | None:
+    """A URL that carries a placeholder for data: in its query (a link that sends what the
+    model fills in), or anywhere when the client loads it unasked (an image, a stylesheet)."""
+    for m in _URL.finditer(text):
+        url = m.group()
+        query = url.split("#", 1)[0]
+        in_query = "?" in query and _PLACEHOLDER.search(query.split("?", 1)[1]) is not None
+        autoload = _AUTOLOAD.search(text[max(0, m.start() - 80) : m.start()]) is not None
+        if in_query or (autoload and _PLACEHOLDER.search(query) is not None):
+            return m
+    return None
+
+
+def check_exfiltration(texts: Sequence[ModelText]) -> Iterator[Finding]:
+    for t in texts:
+        if t.kind == "name":
+            continue
+        text = _folded(t.text)
+        checks: tuple[tuple[re.Pattern[str] | None, str], ...] = (
+            (_CONVERSATION, "the conversation or the model's instructions"),
+            (_SECRET_FILES, "a credentials file"),
+            (_SECRETS_GRAB, "credentials or secrets"),
+            (_SEND_TO, "data sent to an outside address"),
+            (None, "data sent to an outside address"),
+        )
+        for pattern, what in checks:
+            match = pattern.search(text) if pattern is not None else _exfil_url(text)
+            if match is None:
+                continue
+            yield finding(
+                "security.exfiltration",
+                f"{_cap(t.what)} asks the model for {what}, which a tool like this has no need "
+                f"of: `{excerpt(t.text, match.start(), match.end())}`.",
+                "Remove the request. A tool takes only the arguments its own job needs; "
+                "conversation content, credentials and secret files must never be asked for "
+                "through a parameter, and results must not be sent to addresses the user did "
+                "not choose.",
+                t.location,
+            )
+            break
+
+
+# --------------------------------------------------------------------------- contradictions
+
+_SAYS_REQUIRED = re.compile(
+    r"(?<![\w-])REQUIRED(?![\w-])|\b(this|the)\s+(field|parameter|param|argument)\s+is\s+"
+    r"(required|mandatory)\b|\bmust\s+always\s+be\s+(provided|filled|set|included|passed)\b|"
+    r"\b(always|must)\s+(provide|fill\s+in|include|pass)\s+this\b",
+)
+
+
+def check_param_contradiction(view: ToolView) -> Iterator[Finding]:
+    schema = view.schema
+    if schema is None:
+        return
+    properties = schema.get("properties")
+    required = schema.get("required")
+    if not isinstance(properties, Mapping):
+        return
+    required_names = set(required) if isinstance(required, list) else set()
+    for key, sub in properties.items():
+        if key in required_names or not isinstance(sub, Mapping):
+            continue
+        desc = sub.get("description")
+        if not isinstance(desc, str):
+            continue
+        match = _SAYS_REQUIRED.search(_folded(desc)) or re.search(
+            r"\bmandatory\b", _folded(desc), _FLAGS
+        )
+        if match is None:
+            continue
+        yield finding(
+            "security.param_contradiction",
+            f"Parameter `{key}` of tool `{view.label}` is optional in the schema but its "
+            f"description insists it is required: `{excerpt(desc, match.start(), match.end())}`; "
+            "wording that pushes the model to fill an optional field is how data is smuggled "
+            "out through it.",
+            f"Either add `{key}` to `required` (if the tool truly needs it) or drop the "
+            "insistence from its description.",
+            Location(view.label, str(key), pointer("inputSchema", "properties", key, "description")),
+        )
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+# --------------------------------------------------------------------------- server-rule adapters
+# The text rules need every text of the listing at once (shadowing compares a description with
+# the other tools' names), so they run with the server-wide rule signature.
+
+
+def _names(views: Sequence[ToolView]) -> list[str]:
+    return [v.label for v in views if v.raw is not None and isinstance(v.raw.get("name"), str)]
+
+
+def rule_hidden_characters(snapshot: ServerSnapshot, views: list[ToolView]) -> Iterator[Finding]:
+    return check_hidden_characters(list(model_texts(snapshot, views)))
+
+
+def rule_homoglyphs(snapshot: ServerSnapshot, views: list[ToolView]) -> Iterator[Finding]:
+    return check_homoglyphs(list(model_texts(snapshot, views)))
+
+
+def rule_model_instructions(snapshot: ServerSnapshot, views: list[ToolView]) -> Iterator[Finding]:
+    return check_model_instructions(list(model_texts(snapshot, views)))
+
+
+def rule_shadowing(snapshot: ServerSnapshot, views: list[ToolView]) -> Iterator[Finding]:
+    return check_shadowing(list(model_texts(snapshot, views)), _names(views))
+
+
+def rule_exfiltration(snapshot: ServerSnapshot, views: list[ToolView]) -> Iterator[Finding]:
+    return check_exfiltration(list(model_texts(snapshot, views)))
