@@ -44,7 +44,13 @@ def _snapshot(server: dict[str, Any]) -> ServerSnapshot:
 
 def test_the_fixture_holds_all_seven_reference_servers_with_their_long_descriptions() -> None:
     assert set(SERVERS) == {
-        "everything", "fetch", "filesystem", "git", "memory", "sequential-thinking", "time"
+        "everything",
+        "fetch",
+        "filesystem",
+        "git",
+        "memory",
+        "sequential-thinking",
+        "time",
     }
     assert sum(len(s["tools"]) for s in SERVERS.values()) == 52
     longest = max(len(t.get("description", "")) for s in SERVERS.values() for t in s["tools"])

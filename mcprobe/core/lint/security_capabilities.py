@@ -41,12 +41,34 @@ _EXEC_TOKENS = frozenset(
 )
 _EXEC_PAIRS = frozenset({"command", "commands", "script", "cmd", "code"})
 _DELETE_TOKENS = frozenset(
-    {"delete", "remove", "rm", "rmdir", "destroy", "drop", "purge", "erase", "wipe", "truncate",
-     "unlink"}
+    {
+        "delete",
+        "remove",
+        "rm",
+        "rmdir",
+        "destroy",
+        "drop",
+        "purge",
+        "erase",
+        "wipe",
+        "truncate",
+        "unlink",
+    }
 )
 _FETCH_TOKENS = frozenset(
-    {"fetch", "download", "request", "browse", "scrape", "crawl", "http", "curl", "wget", "visit",
-     "navigate"}
+    {
+        "fetch",
+        "download",
+        "request",
+        "browse",
+        "scrape",
+        "crawl",
+        "http",
+        "curl",
+        "wget",
+        "visit",
+        "navigate",
+    }
 )
 _URL_PARAMS = frozenset({"url", "uri", "href", "endpoint", "link", "website", "webpage"})
 _EXEC_PARAMS = frozenset({"command", "cmd", "shell_command", "shellcommand", "script", "bash"})
@@ -168,9 +190,7 @@ def check_misleading_annotation(view: ToolView) -> Iterator[Finding]:
             "security.misleading_annotation",
             f"Tool `{view.label}` performs {cap.kind} (from {cap.evidence}) but its annotations "
             f"say {said}, which tells clients they need not ask the user before calling it.",
-            f"Annotate tool `{view.label}` honestly: "
-            + ", ".join(fix[k] for k, _ in claims)
-            + ".",
+            f"Annotate tool `{view.label}` honestly: " + ", ".join(fix[k] for k, _ in claims) + ".",
             Location(view.label, pointer=f"/annotations/{claims[0][0]}"),
         )
 

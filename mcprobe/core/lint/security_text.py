@@ -208,8 +208,7 @@ def visible(text: str) -> str:
             while j < len(text) and _is_tag(ord(text[j])):
                 j += 1
             decoded = "".join(
-                chr(ord(c) - 0xE0000) if 0x20 <= ord(c) - 0xE0000 < 0x7F else "?"
-                for c in text[i:j]
+                chr(ord(c) - 0xE0000) if 0x20 <= ord(c) - 0xE0000 < 0x7F else "?" for c in text[i:j]
             )
             out.append(f'⟨tags ×{j - i}: "{decoded}"⟩')
         elif _is_invisible(ch):
@@ -367,8 +366,11 @@ def check_homoglyphs(texts: Sequence[ModelText]) -> Iterator[Finding]:
             if "LATIN" not in scripts or len(scripts) < 2:
                 continue
             foreign = sorted(
-                {f"`{c}` (U+{ord(c):04X} {unicodedata.name(c, '?')})" for c in word if _script(c)
-                 not in (None, "LATIN")}
+                {
+                    f"`{c}` (U+{ord(c):04X} {unicodedata.name(c, '?')})"
+                    for c in word
+                    if _script(c) not in (None, "LATIN")
+                }
             )
             yield finding(
                 "security.homoglyph",
@@ -753,7 +755,9 @@ def check_param_contradiction(view: ToolView) -> Iterator[Finding]:
             "out through it.",
             f"Either add `{key}` to `required` (if the tool truly needs it) or drop the "
             "insistence from its description.",
-            Location(view.label, str(key), pointer("inputSchema", "properties", key, "description")),
+            Location(
+                view.label, str(key), pointer("inputSchema", "properties", key, "description")
+            ),
         )
 
 
