@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcprobe.core.lint.rules import ToolView, finding
-from mcprobe.core.lint.security_text import excerpt
+from mcprobe.core.lint.security_text import excerpt, shown
 from mcprobe.core.model import Finding, Location
 
 __all__ = [
@@ -143,22 +143,22 @@ def capabilities(view: ToolView) -> tuple[Capability, ...]:
     exec_text = _EXEC_TEXT.search(desc)
     exec_param = _string_param(props, _EXEC_PARAMS)
     if exec_token is not None:
-        found.append(Capability(EXEC, f"its name `{view.label}`"))
+        found.append(Capability(EXEC, f"its name `{shown(view.label)}`"))
     elif exec_text is not None:
         found.append(Capability(EXEC, f"its description `{excerpt(desc, *exec_text.span())}`"))
     elif exec_param is not None and (exec_text or "command" in desc.lower()):
-        found.append(Capability(EXEC, f"its string parameter `{exec_param}`"))
+        found.append(Capability(EXEC, f"its string parameter `{shown(exec_param)}`"))
 
     delete_token = next((t for t in tokens if t in _DELETE_TOKENS), None)
     if delete_token is not None:
-        found.append(Capability(DELETE, f"its name `{view.label}`"))
+        found.append(Capability(DELETE, f"its name `{shown(view.label)}`"))
 
     url_param = _string_param(props, _URL_PARAMS)
     fetch_token = next((t for t in tokens if t in _FETCH_TOKENS), None)
     fetch_text = _FETCH_TEXT.search(desc)
     if url_param is not None and (fetch_token is not None or fetch_text is not None):
-        why = f"its name `{view.label}`" if fetch_token else "its description"
-        found.append(Capability(FETCH, f"{why} and its `{url_param}` parameter"))
+        why = f"its name `{shown(view.label)}`" if fetch_token else "its description"
+        found.append(Capability(FETCH, f"{why} and its `{shown(url_param)}` parameter"))
     return tuple(found)
 
 
@@ -188,9 +188,11 @@ def check_misleading_annotation(view: ToolView) -> Iterator[Finding]:
         }
         yield finding(
             "security.misleading_annotation",
-            f"Tool `{view.label}` performs {cap.kind} (from {cap.evidence}) but its annotations "
+            f"Tool `{shown(view.label)}` performs {cap.kind} (from {cap.evidence}) but its annotations "
             f"say {said}, which tells clients they need not ask the user before calling it.",
-            f"Annotate tool `{view.label}` honestly: " + ", ".join(fix[k] for k, _ in claims) + ".",
+            f"Annotate tool `{shown(view.label)}` honestly: "
+            + ", ".join(fix[k] for k, _ in claims)
+            + ".",
             Location(view.label, pointer=f"/annotations/{claims[0][0]}"),
         )
 
@@ -208,10 +210,10 @@ def check_unannotated_capability(view: ToolView) -> Iterator[Finding]:
                 continue
         yield finding(
             "security.unannotated_capability",
-            f"Tool `{view.label}` performs {cap.kind} (from {cap.evidence}) but does not declare "
+            f"Tool `{shown(view.label)}` performs {cap.kind} (from {cap.evidence}) but does not declare "
             f"`{hint}`, so a client that trusts missing hints will call it without asking.",
             f"Declare `{hint}: true` (and `readOnlyHint: false`) in the annotations of tool "
-            f"`{view.label}`.",
+            f"`{shown(view.label)}`.",
             Location(view.label, pointer=f"/annotations/{hint}"),
         )
 
@@ -232,14 +234,14 @@ def check_environment_exposure(view: ToolView) -> Iterator[Finding]:
     evidence = (
         f"its description `{excerpt(desc, *text.span())}`"
         if text is not None
-        else f"its name `{view.label}`"
+        else f"its name `{shown(view.label)}`"
     )
     yield finding(
         "security.environment_exposure",
-        f"Tool `{view.label}` hands the server's environment or file system to the model (from "
+        f"Tool `{shown(view.label)}` hands the server's environment or file system to the model (from "
         f"{evidence}); API keys and tokens in that environment reach the conversation and "
         "anything the model forwards.",
-        f"Remove tool `{view.label}` from production builds, or return only an allow-list of "
+        f"Remove tool `{shown(view.label)}` from production builds, or return only an allow-list of "
         "named, non-secret settings.",
         Location(view.label, pointer="/description"),
     )

@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mcprobe.core.lint.rules import ToolView, finding, pointer
+from mcprobe.core.lint.rules import ToolView, finding, pointer, quote
 from mcprobe.core.model import Finding, Location, ServerSnapshot
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "check_shadowing",
     "listing_texts",
     "model_texts",
+    "shown",
     "visible",
 ]
 
@@ -61,17 +62,24 @@ class ModelText:
     tool: str | None = None  # the tool this text belongs to (None: server-wide)
 
 
+def shown(name: str) -> str:
+    """A target name for a backtick-quoted message part: bounded, invisible characters made
+    visible and backticks named, so it cannot end the code span it is shown in."""
+    return visible(quote(name)).replace("`", "⟨backtick⟩")
+
+
 def _tool_texts(view: ToolView) -> Iterator[ModelText]:
     raw = view.raw
     if raw is None:
         return
     label = view.label
+    name = shown(label)
     for key, kind in (("name", "name"), ("title", "title"), ("description", "description")):
         value = raw.get(key)
         if isinstance(value, str):
             yield ModelText(
                 Location(label, pointer=pointer(key)),
-                f"the {key} of tool `{label}`",
+                f"the {key} of tool `{shown(label)}`",
                 value,
                 kind,
                 label,
@@ -80,7 +88,7 @@ def _tool_texts(view: ToolView) -> Iterator[ModelText]:
     if isinstance(annotations, Mapping) and isinstance(annotations.get("title"), str):
         yield ModelText(
             Location(label, pointer="/annotations/title"),
-            f"the annotations title of tool `{label}`",
+            f"the annotations title of tool `{shown(label)}`",
             annotations["title"],
             "title",
             label,
@@ -101,7 +109,7 @@ def _param_texts(
         here = (*tokens, "properties", key)
         yield ModelText(
             Location(label, param, pointer(*here)),
-            f"the name of parameter `{param}` of tool `{label}`",
+            f"the name of parameter `{shown(param)}` of tool `{shown(label)}`",
             str(key),
             "name",
             label,
@@ -113,7 +121,7 @@ def _param_texts(
             if isinstance(value, str):
                 yield ModelText(
                     Location(label, param, pointer(*here, member)),
-                    f"the {member} of parameter `{param}` of tool `{label}`",
+                    f"the {member} of parameter `{shown(param)}` of tool `{shown(label)}`",
                     value,
                     member,
                     label,
@@ -134,7 +142,7 @@ def listing_texts(kind: str, entries: Sequence[Any]) -> Iterator[ModelText]:
         for key in ("name", "title", "description"):
             value = entry.get(key)
             if isinstance(value, str):
-                what = f"the {key} of {kind} `{label}`"
+                what = f"the {key} of {kind} `{shown(label)}`"
                 yield ModelText(Location(pointer=f"/{i}/{key}"), what, value, key)
         arguments = entry.get("arguments")
         for j, arg in enumerate(arguments if isinstance(arguments, list) else ()):
@@ -143,7 +151,7 @@ def listing_texts(kind: str, entries: Sequence[Any]) -> Iterator[ModelText]:
             for key in ("name", "description"):
                 value = arg.get(key)
                 if isinstance(value, str):
-                    what = f"the {key} of argument {j} of {kind} `{label}`"
+                    what = f"the {key} of argument {j} of {kind} `{shown(label)}`"
                     at = Location(pointer=f"/{i}/arguments/{j}/{key}")
                     yield ModelText(at, what, value, key)
 
@@ -243,7 +251,9 @@ def _blank_words(run: str) -> str:
 def excerpt(text: str, start: int, end: int) -> str:
     """The span ``text[start:end]`` with some context, made visible and bounded."""
     lo, hi = max(0, start - _EXCERPT_MARGIN), min(len(text), end + _EXCERPT_MARGIN)
-    body = visible(text[lo:hi])
+    # A backtick inside the quote would end the code span it is shown in and turn the rest of
+    # the target's text into report prose; it is named instead.
+    body = visible(text[lo:hi]).replace("`", "⟨backtick⟩")
     if len(body) > _EXCERPT_LIMIT:
         body = body[: _EXCERPT_LIMIT - 1] + "…"
     return ("…" if lo > 0 else "") + body + ("…" if hi < len(text) and body[-1:] != "…" else "")
@@ -319,7 +329,7 @@ def _describe_hidden(run: str) -> str:
         if _is_tag(cp):
             name = "Unicode tag characters (invisible ASCII)"
         elif 0x202A <= cp <= 0x202E or 0x2066 <= cp <= 0x2069 or cp in (0x200E, 0x200F, 0x061C):
-            name = "bidirectional controls"
+            name = "bidirectional control characters"
         elif cp in (0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF):
             name = "zero-width characters"
         elif 0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF:
@@ -328,20 +338,25 @@ def _describe_hidden(run: str) -> str:
             name = "invisible format/control characters"
         if name not in kinds:
             kinds.append(name)
-    return f"{len(run)} {' and '.join(kinds)}"
+    text = " and ".join(kinds)
+    return f"{len(run)} {text}" if len(run) > 1 else f"1 {text.replace('characters', 'character')}"
 
 
 def check_hidden_characters(texts: Sequence[ModelText]) -> Iterator[Finding]:
     for t in texts:
-        for start, end, what in _hidden_spans(t.text):
-            yield finding(
-                "security.hidden_characters",
-                f"{_cap(t.what)} contains {what}, which a person reading it does not see but a "
-                f"model does: `{excerpt(t.text, start, end)}`.",
-                "Delete the invisible characters (and any text they hide) so that what a person "
-                "reviews is exactly what the model reads.",
-                t.location,
-            )
+        spans = list(_hidden_spans(t.text))
+        if not spans:
+            continue
+        start, end, what = spans[0]
+        more = f" (and {len(spans) - 1} more hidden runs)" if len(spans) > 1 else ""
+        yield finding(
+            "security.hidden_characters",
+            f"{_cap(t.what)} contains {what}{more}, which a person reading it does not see but "
+            f"a model does: `{excerpt(t.text, start, end)}`.",
+            "Delete the invisible characters (and any text they hide) so that what a person "
+            "reviews is exactly what the model reads.",
+            t.location,
+        )
 
 
 # --------------------------------------------------------------------------- homoglyphs
@@ -588,10 +603,10 @@ def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> It
         if directive is not None:
             yield finding(
                 "security.shadowing",
-                f"{_cap(t.what)} directs the model to use `{directive.group(5)}`, a tool this "
+                f"{_cap(t.what)} directs the model to use `{shown(directive.group(5))}`, a tool this "
                 "server does not have (steering another server's tools is tool shadowing): "
                 f"`{excerpt(t.text, directive.start(), directive.end())}`.",
-                f"Remove the sentence; tool `{t.tool}` may describe only its own behaviour and "
+                f"Remove the sentence; tool `{shown(t.tool)}` may describe only its own behaviour and "
                 "this server's own tools.",
                 t.location,
             )
@@ -606,13 +621,13 @@ def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> It
             hijack = _HIJACK.search(sentence)
             if hijack is None:
                 continue
-            target = f"tool `{named}`" if named is not None else f"“{generic.group()}”"  # type: ignore[union-attr]
+            target = f"tool `{shown(named)}`" if named is not None else f"“{generic.group()}”"  # type: ignore[union-attr]
             yield finding(
                 "security.shadowing",
                 f"{_cap(t.what)} tells the model how to use {target}, which is not this tool "
                 "(changing recipients, destinations or arguments of another tool is tool "
                 f"shadowing): `{excerpt(t.text, start, start + len(sentence))}`.",
-                f"Remove the sentence; tool `{t.tool}` may describe only its own behaviour. If "
+                f"Remove the sentence; tool `{shown(t.tool)}` may describe only its own behaviour. If "
                 "it works together with another tool, say what it returns, not how the other "
                 "tool must be called.",
                 t.location,
@@ -749,11 +764,11 @@ def check_param_contradiction(view: ToolView) -> Iterator[Finding]:
             continue
         yield finding(
             "security.param_contradiction",
-            f"Parameter `{key}` of tool `{view.label}` is optional in the schema but its "
+            f"Parameter `{shown(str(key))}` of tool `{shown(view.label)}` is optional in the schema but its "
             f"description insists it is required: `{excerpt(desc, match.start(), match.end())}`; "
             "wording that pushes the model to fill an optional field is how data is smuggled "
             "out through it.",
-            f"Either add `{key}` to `required` (if the tool truly needs it) or drop the "
+            f"Either add `{shown(str(key))}` to `required` (if the tool truly needs it) or drop the "
             "insistence from its description.",
             Location(
                 view.label, str(key), pointer("inputSchema", "properties", key, "description")
