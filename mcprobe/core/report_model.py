@@ -15,7 +15,7 @@ from pydantic.alias_generators import to_camel
 
 from mcprobe.core.safe_json import safe_value
 
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 
 
 class WireModel(BaseModel):
@@ -141,7 +141,7 @@ class LintFixOut(WireModel):
     """One lint code to fix: ``hint`` when every place shares it (else each finding's own)."""
 
     code: str
-    severity: Literal["error", "warning", "info"]
+    severity: Literal["critical", "error", "warning", "info"]
     places: int
     hint: str | None = None
 

@@ -188,7 +188,8 @@ def check_misleading_annotation(view: ToolView) -> Iterator[Finding]:
         }
         yield finding(
             "security.misleading_annotation",
-            f"Tool `{shown(view.label)}` performs {cap.kind} (from {cap.evidence}) but its annotations "
+            f"Tool `{shown(view.label)}` performs {cap.kind} (from {cap.evidence}) but its "
+            "annotations "
             f"say {said}, which tells clients they need not ask the user before calling it.",
             f"Annotate tool `{shown(view.label)}` honestly: "
             + ", ".join(fix[k] for k, _ in claims)
@@ -210,7 +211,8 @@ def check_unannotated_capability(view: ToolView) -> Iterator[Finding]:
                 continue
         yield finding(
             "security.unannotated_capability",
-            f"Tool `{shown(view.label)}` performs {cap.kind} (from {cap.evidence}) but does not declare "
+            f"Tool `{shown(view.label)}` performs {cap.kind} (from {cap.evidence}) but does not "
+            "declare "
             f"`{hint}`, so a client that trusts missing hints will call it without asking.",
             f"Declare `{hint}: true` (and `readOnlyHint: false`) in the annotations of tool "
             f"`{shown(view.label)}`.",
@@ -238,10 +240,12 @@ def check_environment_exposure(view: ToolView) -> Iterator[Finding]:
     )
     yield finding(
         "security.environment_exposure",
-        f"Tool `{shown(view.label)}` hands the server's environment or file system to the model (from "
+        f"Tool `{shown(view.label)}` hands the server's environment or file system to the "
+        "model (from "
         f"{evidence}); API keys and tokens in that environment reach the conversation and "
         "anything the model forwards.",
-        f"Remove tool `{shown(view.label)}` from production builds, or return only an allow-list of "
+        f"Remove tool `{shown(view.label)}` from production builds, or return only an "
+        "allow-list of "
         "named, non-secret settings.",
         Location(view.label, pointer="/description"),
     )

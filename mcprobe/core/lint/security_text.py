@@ -73,7 +73,6 @@ def _tool_texts(view: ToolView) -> Iterator[ModelText]:
     if raw is None:
         return
     label = view.label
-    name = shown(label)
     for key, kind in (("name", "name"), ("title", "title"), ("description", "description")):
         value = raw.get(key)
         if isinstance(value, str):
@@ -603,10 +602,12 @@ def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> It
         if directive is not None:
             yield finding(
                 "security.shadowing",
-                f"{_cap(t.what)} directs the model to use `{shown(directive.group(5))}`, a tool this "
+                f"{_cap(t.what)} directs the model to use `{shown(directive.group(5))}`, a tool "
+                "this "
                 "server does not have (steering another server's tools is tool shadowing): "
                 f"`{excerpt(t.text, directive.start(), directive.end())}`.",
-                f"Remove the sentence; tool `{shown(t.tool)}` may describe only its own behaviour and "
+                f"Remove the sentence; tool `{shown(t.tool)}` may describe only its own behaviour "
+                "and "
                 "this server's own tools.",
                 t.location,
             )
@@ -627,7 +628,8 @@ def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> It
                 f"{_cap(t.what)} tells the model how to use {target}, which is not this tool "
                 "(changing recipients, destinations or arguments of another tool is tool "
                 f"shadowing): `{excerpt(t.text, start, start + len(sentence))}`.",
-                f"Remove the sentence; tool `{shown(t.tool)}` may describe only its own behaviour. If "
+                f"Remove the sentence; tool `{shown(t.tool)}` may describe only its own "
+                "behaviour. If "
                 "it works together with another tool, say what it returns, not how the other "
                 "tool must be called.",
                 t.location,
@@ -764,11 +766,13 @@ def check_param_contradiction(view: ToolView) -> Iterator[Finding]:
             continue
         yield finding(
             "security.param_contradiction",
-            f"Parameter `{shown(str(key))}` of tool `{shown(view.label)}` is optional in the schema but its "
+            f"Parameter `{shown(str(key))}` of tool `{shown(view.label)}` is optional in the "
+            "schema but its "
             f"description insists it is required: `{excerpt(desc, match.start(), match.end())}`; "
             "wording that pushes the model to fill an optional field is how data is smuggled "
             "out through it.",
-            f"Either add `{shown(str(key))}` to `required` (if the tool truly needs it) or drop the "
+            f"Either add `{shown(str(key))}` to `required` (if the tool truly needs it) or drop "
+            "the "
             "insistence from its description.",
             Location(
                 view.label, str(key), pointer("inputSchema", "properties", key, "description")
