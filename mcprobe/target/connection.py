@@ -55,11 +55,14 @@ from mcprobe.target.transports.stdio import (
     open_stdio,
 )
 
-__all__ = ["DEFAULT_PAGE_CAP", "TargetConnection", "open_target"]
+__all__ = ["DEFAULT_PAGE_CAP", "PROGRESS_CEILING", "TargetConnection", "open_target"]
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_PAGE_CAP = 100
+PROGRESS_CEILING = 4
+"""A ``tools/call`` carries a progressToken; each progress notification for it restarts its
+per-call timeout, but the call never waits longer than this many per-call timeouts."""
 _STDERR_QUOTE = 600
 
 Phase = Literal["start", "initialize", "listing"]
@@ -248,17 +251,21 @@ class TargetConnection:
         timeout: float | None = None,
     ) -> RawCall:
         limit = self.spec.call_timeout if timeout is None else timeout
+        ceiling = PROGRESS_CEILING * limit  # progress may extend the call this far, no further
         if self._deadline is not None:
             remaining = self._deadline - anyio.current_time()
             if remaining <= 0:
                 return RawCall(RawKind.NOT_RUN, detail="the audit deadline was reached")
-            limit = min(limit, remaining)
+            limit, ceiling = min(limit, remaining), min(ceiling, remaining)
         if not self.alive:
             return RawCall(RawKind.TRANSPORT_LOST, detail=f"not sent: {self._lost()}")
         started = anyio.current_time()
         try:
             result = await self._session.request(
-                "tools/call", {"name": name, "arguments": arguments}, seconds=limit
+                "tools/call",
+                {"name": name, "arguments": arguments},
+                seconds=limit,
+                progress_ceiling=ceiling,
             )
         except RequestFailed as failure:
             latency = (anyio.current_time() - started) * 1000

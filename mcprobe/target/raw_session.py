@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -46,6 +47,7 @@ from mcprobe.target.wire_events import (
     InvalidReply,
     NotificationsSeen,
     OversizeReply,
+    ProgressSeen,
     StdoutNoise,
 )
 
@@ -88,6 +90,39 @@ class _Count:
     first: str = ""
 
 
+@dataclass
+class _Waiting:
+    """A request whose timeout progress may extend: each progress notification for its token
+    moves the deadline to ``seconds`` from then, never past ``ceiling`` (absolute)."""
+
+    scope: anyio.CancelScope
+    seconds: float
+    ceiling: float
+    progressed: int = 0
+
+    def extend(self) -> None:
+        self.progressed += 1
+        self.scope.deadline = min(self.ceiling, anyio.current_time() + self.seconds)
+
+
+def _timeout_detail(
+    method: str, seconds: float | None, waiting: _Waiting | None, started: float
+) -> str:
+    if waiting is None or not waiting.progressed:
+        return f"no answer to {method} within {seconds} s"
+    waited = anyio.current_time() - started
+    ceiling = waiting.ceiling - started
+    why = (
+        f"the ceiling of {ceiling:g} s"
+        if waiting.scope.deadline >= waiting.ceiling
+        else (f"{seconds} s without progress")
+    )
+    return (
+        f"no answer to {method} within {waited:.1f} s ({waiting.progressed} progress "
+        f"notification(s) extended the {seconds} s timeout until {why})"
+    )
+
+
 class RawSession:
     """One JSON-RPC conversation with a target. Build it with ``open_raw_session``."""
 
@@ -108,6 +143,7 @@ class RawSession:
         self._unknown_id = _Count()
         self._duplicate = _Count()
         self._notifications: dict[str, int] = {}
+        self._progress: dict[RequestId, _Waiting] = {}
         self.stream_closed = False
         self.protocol_version: str | None = None
         self.send_version_header = False
@@ -123,8 +159,16 @@ class RawSession:
         *,
         seconds: float | None = None,
         cancel_on_abandon: bool = True,
+        progress_ceiling: float | None = None,
     ) -> dict[str, Any]:
-        """Send one raw request; return the raw result dict or raise ``RequestFailed``."""
+        """Send one raw request; return the raw result dict or raise ``RequestFailed``.
+
+        With ``progress_ceiling`` (seconds from now, at least ``seconds``) the request carries a
+        ``progressToken`` (its id), and each ``notifications/progress`` for that token gives it
+        ``seconds`` more from then, never past the ceiling (the SDKs' reset-timeout-on-progress
+        with a hard maximum). Giving up on a request (its timeout, or the caller's cancellation)
+        sends ``notifications/cancelled`` for it (the dispatcher's courtesy cancel), unless
+        ``cancel_on_abandon`` is False (``initialize`` must not be cancelled)."""
         self._next_id += 1
         rid = self._next_id
         opts: CallOptions = {"request_id": rid, "cancel_on_abandon": cancel_on_abandon}
@@ -132,35 +176,23 @@ class RawSession:
             opts["headers"] = {"mcp-protocol-version": self.protocol_version}
         result: dict[str, Any] | None = None
         self._waiting.add(rid)
-        with anyio.move_on_after(seconds if seconds is not None else float("inf")):
-            try:
-                result = await self._dispatcher.send_raw_request(method, params, opts)
-            except MCPError as exc:
-                self._waiting.discard(rid)
-                anomaly = self._anomalies.pop(rid, None)
-                if anomaly is not None:
-                    raise anomaly from None
-                if exc.code == CONNECTION_CLOSED and self.stream_closed:
-                    raise RequestFailed("lost", "connection closed") from None
-                if exc.code == PARSE_ERROR and _SDK_TOO_DEEP in str(exc.message):
-                    # The SDK's HTTP client could not parse the reply: jiter's own depth limit.
-                    where = "a level beyond the SDK parser's limit (about 200)"
-                    self._note_deep(where)
-                    raise RequestFailed(
-                        "too_deep", f"message nests deeper than {MAX_JSON_DEPTH} levels ({where})"
-                    ) from None
-                raise RequestFailed(
-                    "error",
-                    f"JSON-RPC error {exc.code}",
-                    code=exc.code,
-                    message=scrub(str(exc.message), self._secrets),
-                    data=exc.data,
-                ) from None
-        self._waiting.discard(rid)
+        started = anyio.current_time()
+        scope = anyio.CancelScope(deadline=started + (math.inf if seconds is None else seconds))
+        waiting: _Waiting | None = None
+        if progress_ceiling is not None and seconds is not None:
+            params = {**(params or {}), "_meta": {"progressToken": rid}}
+            waiting = _Waiting(scope, seconds, started + max(seconds, progress_ceiling))
+            self._progress[rid] = waiting
+        try:
+            with scope:
+                result = await self._send(rid, method, params, opts)
+        finally:
+            self._progress.pop(rid, None)
+            self._waiting.discard(rid)
         if result is None:
             if self.stream_closed:
                 raise RequestFailed("lost", "connection closed")
-            raise RequestFailed("timeout", f"no answer to {method} within {seconds} s")
+            raise RequestFailed("timeout", _timeout_detail(method, seconds, waiting, started))
         anomaly = self._anomalies.pop(rid, None)
         if anomaly is not None:
             raise anomaly
@@ -182,6 +214,40 @@ class RawSession:
                     "oversize", f"response of {size} bytes exceeds the {limit}-byte cap"
                 )
         return result
+
+    async def _send(
+        self, rid: int, method: str, params: Mapping[str, Any] | None, opts: CallOptions
+    ) -> dict[str, Any]:
+        try:
+            return await self._dispatcher.send_raw_request(method, params, opts)
+        except MCPError as exc:
+            anomaly = self._anomalies.pop(rid, None)
+            if anomaly is not None:
+                raise anomaly from None
+            if exc.code == CONNECTION_CLOSED and self.stream_closed:
+                raise RequestFailed("lost", "connection closed") from None
+            if exc.code == PARSE_ERROR and _SDK_TOO_DEEP in str(exc.message):
+                # The SDK's HTTP client could not parse the reply: jiter's own depth limit.
+                where = "a level beyond the SDK parser's limit (about 200)"
+                self._note_deep(where)
+                raise RequestFailed(
+                    "too_deep", f"message nests deeper than {MAX_JSON_DEPTH} levels ({where})"
+                ) from None
+            raise RequestFailed(
+                "error",
+                f"JSON-RPC error {exc.code}",
+                code=exc.code,
+                message=scrub(str(exc.message), self._secrets),
+                data=exc.data,
+            ) from None
+
+    def _progressed(self, token: object) -> None:
+        """A ``notifications/progress`` named ``token``: extend the request it belongs to."""
+        if isinstance(token, bool) or not isinstance(token, str | int):
+            return
+        waiting = self._progress.get(coerce_request_id(token))
+        if waiting is not None:
+            waiting.extend()
 
     async def notify(self, method: str, params: Mapping[str, Any] | None) -> None:
         opts: CallOptions = {}
@@ -208,6 +274,8 @@ class RawSession:
         self, dctx: DispatchContext[TransportContext], method: str, params: Mapping[str, Any] | None
     ) -> None:
         self._count_notifications({method[:100]: 1})
+        if method == "notifications/progress" and params is not None:
+            self._progressed(params.get("progressToken"))
         await anyio.lowlevel.checkpoint()
 
     def _count_notifications(self, counts: Mapping[str, int]) -> None:
@@ -218,6 +286,9 @@ class RawSession:
     async def _on_stream_exception(self, exc: Exception) -> None:
         if isinstance(exc, NotificationsSeen):
             self._count_notifications(exc.counts)
+        elif isinstance(exc, ProgressSeen):
+            for token in exc.tokens:
+                self._progressed(token)
         elif isinstance(exc, StdoutNoise):
             self._bump(self._noise, exc.excerpt)
         elif isinstance(exc, InvalidReply):
@@ -344,7 +415,7 @@ class RawSession:
                     "server.notification_flood",
                     Severity.WARNING,
                     f"the target sent {total} notifications although mcprobe asked for none "
-                    f"({methods})",
+                    f"but progress on its own calls ({methods})",
                     Location(),
                     "send progress only for requests that carry a progressToken, and log "
                     "messages only at the level the client set (logging/setLevel)",

@@ -15,6 +15,7 @@ __all__ = [
     "InvalidReply",
     "NotificationsSeen",
     "OversizeReply",
+    "ProgressSeen",
     "StdoutNoise",
     "WireEvent",
 ]
@@ -71,3 +72,12 @@ class NotificationsSeen(WireEvent):
     def __init__(self, counts: dict[str, int]) -> None:
         super().__init__(f"{sum(counts.values())} notification(s)")
         self.counts = counts
+
+
+class ProgressSeen(WireEvent):
+    """The ``progressToken`` values of the ``notifications/progress`` the transport counted and
+    dropped (in one batch): enough for the session to extend the waiting calls' timeouts."""
+
+    def __init__(self, tokens: set[str | int]) -> None:
+        super().__init__(f"progress for {len(tokens)} token(s)")
+        self.tokens = tokens

@@ -26,10 +26,12 @@ took it 41.6 s and ~220 MB RSS to deliver (measured with ``send_raw_request`` ov
 gets an "oversize" note instead of a result (same 30 MB line: 1.4 s, ~105 MB RSS, mostly the
 target writing it), and the session carries on.
 
-Notifications: mcprobe acts on none (it sends no progress tokens and its own handlers answer the
-target's requests at once), so the reader counts them by method and drops them instead of
-handing each to the dispatcher (one ``NotificationsSeen`` event per chunk read); a line with no
-``"id"`` anywhere that names a method is counted from its bytes, without a full parse. 100,000
+Notifications: mcprobe acts on none but progress (its own handlers answer the target's requests
+at once), so the reader counts them by method and drops them instead of handing each to the
+dispatcher (one ``NotificationsSeen`` event per chunk read, plus one ``ProgressSeen`` with the
+``progressToken`` values of the progress notifications, which extend the waiting calls'
+timeouts); a line with no ``"id"`` anywhere that names a method is counted from its bytes,
+without a full parse. 100,000
 log and progress notifications during one call then cost well under a second, instead of 1.5-3 s
 of per-message validation that pushed the call past its timeout (measured, loaded 2 vCPU).
 """
@@ -69,6 +71,7 @@ from mcprobe.target.wire_events import (
     InvalidReply,
     NotificationsSeen,
     OversizeReply,
+    ProgressSeen,
     StdoutNoise,
 )
 
@@ -98,6 +101,9 @@ _CHUNK = 64 * 1024
 _PREFIX = 4096
 _NOTIFICATION_METHOD_RE = re.compile(rb'"method"\s*:\s*"([^"\\]{1,100})"')
 _ID_RE = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.){0,200}")')
+_PROGRESS_TOKEN_RE = re.compile(rb'"progressToken"\s*:\s*(-?\d+|"(?:[^"\\]|\\.){0,200}")')
+_PROGRESS = "notifications/progress"
+_MAX_TOKENS = 1000
 
 
 class _PipeReceiveStream(anyio.abc.ByteReceiveStream):
@@ -386,23 +392,37 @@ class _LineSplitter:
         self.discard_prefix = b""
         self.discard_size = 0
         self.notifications: dict[str, int] = {}
+        self.progress: set[str | int] = set()
 
     def _count(self, method: str) -> None:
         if method in self.notifications or len(self.notifications) < 50:
             self.notifications[method] = self.notifications.get(method, 0) + 1
+
+    def _progress_token(self, token: object) -> None:
+        if isinstance(token, bool) or not isinstance(token, str | int):
+            return
+        if len(self.progress) < _MAX_TOKENS:  # bounded: the target names the tokens
+            self.progress.add(token)
 
     def _line(self, line: bytes, out: list[SessionMessage | Exception]) -> None:
         if b'"id"' not in line and line[:1] == b"{" and line[-1:] == b"}" and b'"jsonrpc"' in line:
             # Shaped like a notification (no id anywhere): counted without a full parse.
             match = _NOTIFICATION_METHOD_RE.search(line)
             if match is not None:
-                self._count(match.group(1).decode("utf-8", errors="replace"))
+                method = match.group(1).decode("utf-8", errors="replace")
+                self._count(method)
+                if method == _PROGRESS and (token := _PROGRESS_TOKEN_RE.search(line)):
+                    with suppress(ValueError):
+                        self._progress_token(json.loads(token.group(1)))
                 return
         for item in _parse_line(line):
             if isinstance(item, SessionMessage) and isinstance(
                 item.message, types.JSONRPCNotification
             ):
                 self._count(item.message.method[:100])
+                params = item.message.params
+                if item.message.method == _PROGRESS and isinstance(params, dict):
+                    self._progress_token(params.get("progressToken"))
             else:
                 out.append(item)
 
@@ -410,6 +430,9 @@ class _LineSplitter:
         if self.notifications:
             out.append(NotificationsSeen(self.notifications))
             self.notifications = {}
+        if self.progress:
+            out.append(ProgressSeen(self.progress))
+            self.progress = set()
 
     def feed(self, chunk: bytes) -> list[SessionMessage | Exception]:
         out: list[SessionMessage | Exception] = []
