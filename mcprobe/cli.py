@@ -48,7 +48,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 from urllib.parse import urlsplit, urlunsplit
 
-from mcprobe import __version__, audit_many, config_file, console, exit_codes, render_report
+from mcprobe import (
+    __version__,
+    audit_many,
+    config_file,
+    console,
+    exit_codes,
+    render_report,
+    termination,
+)
 from mcprobe.core.errors import UsageError as _LibraryUsageError
 
 if TYPE_CHECKING:
@@ -65,6 +73,8 @@ EXIT_CRITICAL = 4
 EXIT_INTERNAL = 5
 EXIT_REGRESSION = 7
 EXIT_INTERRUPTED = 130
+EXIT_HANGUP = 128 + signal.SIGHUP  # 129
+EXIT_TERMINATED = 128 + signal.SIGTERM  # 143
 
 FORMATS = ("md", "json", "sarif", "junit", "html")
 TOKEN_ENV = "MCPROBE_TARGET_TOKEN"
@@ -610,15 +620,27 @@ def _find(exc: BaseException, kind: type[BaseException]) -> BaseException | None
 
 
 def _run_audit(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
-    if audit_many.wants_config(argv):
-        return audit_many.run_configured(argv, stdout, stderr)
-    args = _check_audit_args(argv, stdout)
-    started = _prespawn(args)
-    try:
-        return _run_checked_audit(args, started, stdout, stderr)
-    finally:
-        if started is not None:
-            _discard(started)
+    # SIGTERM (a cancelled CI job) and SIGHUP stop an audit like Ctrl-C: the target is shut down.
+    with termination.like_interrupt():
+        if audit_many.wants_config(argv):
+            return audit_many.run_configured(argv, stdout, stderr)
+        args = _check_audit_args(argv, stdout)
+        started = _prespawn(args)
+        try:
+            return _run_checked_audit(args, started, stdout, stderr)
+        finally:
+            if started is not None:
+                _discard(started)
+
+
+def _interrupted(say: Callable[[str], None]) -> int:
+    """Ctrl-C, or SIGTERM / SIGHUP routed to it (``termination``): one line, 130 / 143 / 129."""
+    signum = termination.received()
+    if signum is None:
+        say("mcprobe: interrupted")
+        return EXIT_INTERRUPTED
+    say(f"mcprobe: stopped by {signal.Signals(signum).name}; the target was shut down")
+    return 128 + signum
 
 
 def _run_checked_audit(
@@ -647,8 +669,7 @@ def _run_checked_audit(
                 say("mcprobe: the target's stderr ended with:\n" + _tail(connect.stderr_tail))
             return EXIT_CONNECT
         if _find(exc, KeyboardInterrupt) is not None:
-            say("mcprobe: interrupted")
-            return EXIT_INTERRUPTED
+            return _interrupted(say)
         usage = _find(exc, LibraryUsageError)
         if usage is not None:
             say(f"mcprobe: usage error: {usage}")
@@ -805,8 +826,11 @@ def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     except _Exit as exc:
         return exc.code
     except KeyboardInterrupt:
-        stderr.write("mcprobe: interrupted\n")
-        return EXIT_INTERRUPTED
+
+        def say(line: str) -> None:
+            stderr.write(line + "\n")
+
+        return _interrupted(say)
 
 
 def main() -> None:

@@ -29,7 +29,9 @@ EXIT_CODES: tuple[ExitCode, ...] = (
     ExitCode(4, "a critical behavioural issue was found and --fail-on-critical is set"),
     ExitCode(5, "internal error of mcprobe itself (a bug; MCPROBE_DEBUG=1 shows the traceback)"),
     ExitCode(7, "something got worse than --baseline and --fail-on-regression is set"),
+    ExitCode(129, "stopped by SIGHUP: cleaned up like Ctrl-C (the target is shut down)"),
     ExitCode(130, "interrupted (Ctrl-C)"),
+    ExitCode(143, "stopped by SIGTERM (a cancelled CI job): cleaned up like Ctrl-C"),
 )
 
 PRECEDENCE = (4, 7, 3)
