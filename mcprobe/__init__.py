@@ -90,9 +90,12 @@ async def _run_pipeline(
     progress: ProgressCallback | None,
     started: subprocess.Popen[bytes] | None = None,
     overrides: Sequence[RuleOverride] = (),
+    on_report: Callable[[ConformanceReport], None] | None = None,
+    close_grace: float | None = None,
 ) -> ConformanceReport:
     """The one pipeline behind the library functions and ``mcprobe audit``. ``started``: the
-    stdio target the CLI already started from ``spec`` (owned by the pipeline from here on)."""
+    stdio target the CLI already started from ``spec`` (owned by the pipeline from here on);
+    ``on_report`` gets the finished report before the target is shut down (``audit_spec``)."""
     from mcprobe.engine.audit import AuditOptions, audit_spec
 
     values: dict[str, Any] = {
@@ -109,12 +112,15 @@ async def _run_pipeline(
         values["overall_timeout"] = overall_timeout
     if overrides:
         values["overrides"] = tuple(overrides)
+    if close_grace is not None:
+        values["close_grace"] = close_grace
     return await audit_spec(
         spec,
         fuzz=fuzz or fuzz_writes or fuzz_destructive,
         options=AuditOptions(**values),
         progress=progress,
         started=started,
+        on_report=on_report,
     )
 
 

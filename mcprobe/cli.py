@@ -80,6 +80,7 @@ FORMATS = ("md", "json", "sarif", "junit", "html")
 TOKEN_ENV = "MCPROBE_TARGET_TOKEN"
 DEFAULT_MAX_TOOLS = 50
 DEBUG_ENV = "MCPROBE_DEBUG"
+CLOSE_GRACE_ENV = "MCPROBE_CLOSE_GRACE"
 
 _USAGE = """\
 usage: mcprobe [serve]
@@ -414,6 +415,7 @@ def _check_audit_args(argv: Sequence[str], out: TextIO) -> _AuditArgs:
             raise UsageError(
                 f"{ns.url!r} is not an http(s) URL; for a stdio target use -- COMMAND [ARG ...]"
             )
+    _close_grace()  # a bad MCPROBE_CLOSE_GRACE is a usage error before anything starts
     return _AuditArgs(ns, command, output_format, fuzz, output, summary, overrides)
 
 
@@ -581,14 +583,34 @@ def _tail(text: str) -> str:
 # --------------------------------------------------------------------------- running
 
 
+def _close_grace() -> float | None:
+    """``MCPROBE_CLOSE_GRACE``: seconds a stdio target may take to exit on stdin EOF once the
+    report is written (default ``AFTER_REPORT_GRACE``, 0.1 s), then SIGTERM."""
+    text = os.environ.get(CLOSE_GRACE_ENV)
+    if text is None or not text.strip():
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value <= 60:
+        raise UsageError(
+            f"{CLOSE_GRACE_ENV} must be a number of seconds from 0 to 60, got {text!r}"
+        )
+    return value
+
+
 def _audit(
     invocation: AuditInvocation,
     progress: console.Progress | None,
     started: subprocess.Popen[bytes] | None = None,
+    on_report: Callable[[ConformanceReport], None] | None = None,
 ) -> ConformanceReport:
     import anyio
 
     from mcprobe import _run_pipeline
+
+    close_grace = _close_grace()
 
     async def go() -> ConformanceReport:
         return await _run_pipeline(
@@ -603,6 +625,8 @@ def _audit(
             progress=progress,
             started=started,
             overrides=invocation.overrides,
+            on_report=on_report,
+            close_grace=close_grace,
         )
 
     return anyio.run(go)
@@ -691,9 +715,28 @@ def _audit_and_report(
     say: Callable[[str], None],
     started: subprocess.Popen[bytes] | None = None,
 ) -> int:
+    # The report is written while the target is still open (``audit_spec``'s on_report), so
+    # the user has it before the target's shutdown, which then takes a short grace only.
+    codes: list[int] = []
+    report = _audit(
+        invocation,
+        progress,
+        started,
+        on_report=lambda done: codes.append(_deliver(invocation, done, progress, stdout, say)),
+    )
+    return codes[0] if codes else _deliver(invocation, report, progress, stdout, say)
+
+
+def _deliver(
+    invocation: AuditInvocation,
+    report: ConformanceReport,
+    progress: console.Progress | None,
+    stdout: TextIO,
+    say: Callable[[str], None],
+) -> int:
+    """Render and write the report, compare it with the baseline, apply the gates."""
     from mcprobe.core.target_spec import scrub
 
-    report = _audit(invocation, progress, started)
     if progress is not None:
         progress.finish()
     loud = invocation.console_mode

@@ -17,18 +17,26 @@ Targets: the demo target (``python -m demo_target``) and a deliberately slow one
 served concurrently). Printed: medians, mcprobe's overhead over the floor (goal ≤ 1.25×), and on
 the slow target mcprobe's time against the sequential sum of call latencies (goal ≤ 0.35×).
 
+A third target ignores stdin EOF (``tests/targets/fragile.py ignore_eof``: like a server whose
+timers keep it alive; SIGTERM stops it): the audit's close used to wait the whole polite
+``EOF_GRACE`` (1 s) before SIGTERM; now the report is written first and the target then gets
+``AFTER_REPORT_GRACE``. Timed: ``floor`` (it sends SIGTERM right after the last answer),
+``before`` (``MCPROBE_CLOSE_GRACE=1.0``: the old grace) and ``mcprobe`` (the default), as
+ratios against the floor.
+
 ``--breakdown`` also times, in the same alternation, the fixed costs an audit is made of:
 ``import``  a fresh interpreter importing ``engine.audit`` (what mcprobe loads; it overlaps the
             target's boot, since the CLI starts a stdio target before importing);
 ``boot``    the floor with no ``tools/call`` (spawn, ``initialize``, ``tools/list``, close).
 
-    .venv/bin/python scripts/bench_cli.py [--runs 5] [--breakdown]
+    .venv/bin/python scripts/bench_cli.py [--runs 5] [--breakdown] [--close-only]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -46,7 +54,7 @@ SLOW_MS = 200
 # --------------------------------------------------------------------------- the floor client
 
 
-def _floor(calls_file: str, command: list[str]) -> None:
+def _floor(calls_file: str, command: list[str], *, terminate: bool = False) -> None:
     calls: list[dict[str, Any]] = json.loads(Path(calls_file).read_text())
     proc = subprocess.Popen(
         command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
@@ -81,6 +89,8 @@ def _floor(calls_file: str, command: list[str]) -> None:
     for i, call in enumerate(calls, start=3):
         request(i, "tools/call", call)
     stdin.close()
+    if terminate:  # a target that ignores EOF: the least any client can do is SIGTERM it now
+        proc.terminate()
     try:
         proc.wait(timeout=2)
     except subprocess.TimeoutExpired:
@@ -91,9 +101,15 @@ def _floor(calls_file: str, command: list[str]) -> None:
 # --------------------------------------------------------------------------- the benchmark
 
 
-def _timed(argv: list[str]) -> float:
+def _timed(argv: list[str], env: dict[str, str] | None = None) -> float:
     started = time.perf_counter()
-    done = subprocess.run(argv, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    done = subprocess.run(
+        argv,
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=None if env is None else os.environ | env,
+    )
     elapsed = time.perf_counter() - started
     if done.returncode not in (0, 3, 4):
         raise SystemExit(f"{argv} failed ({done.returncode}): {done.stderr.decode()[-500:]}")
@@ -167,17 +183,48 @@ def _bench(label: str, target: list[str], runs: int, slow_ms: int | None, breakd
             )
 
 
+def _bench_close(runs: int) -> None:
+    """The audit wall of a target that ignores stdin EOF, before / after the faster close."""
+    label = "ignores stdin EOF"
+    target = [PY, "tests/targets/fragile.py", "tools=healthy_a,healthy_b", "delay=0", "ignore_eof"]
+    calls_file = Path("/tmp/mcprobe-bench-calls-eof.json")
+    n_calls = _record_calls(target, calls_file)
+    audit = [*MCPROBE, "audit", "--fuzz", "--json", "--", *target]
+    contenders: dict[str, tuple[list[str], dict[str, str] | None]] = {
+        "floor": ([PY, __file__, "floor-terminate", str(calls_file), "--", *target], None),
+        "before": (audit, {"MCPROBE_CLOSE_GRACE": "1.0"}),
+        "mcprobe": (audit, None),
+    }
+    times: dict[str, list[float]] = {name: [] for name in contenders}
+    for _ in range(runs):
+        for name, (argv, env) in contenders.items():
+            times[name].append(_timed(argv, env))
+    medians = {name: statistics.median(values) for name, values in times.items()}
+    print(f"\n{label}: {n_calls} tools/call per audit, median of {runs} runs")
+    for name, median in medians.items():
+        spread = f"{min(times[name]):.2f}-{max(times[name]):.2f}"
+        print(f"  {name:<9} {median:6.2f} s   (range {spread} s)")
+    for name in ("before", "mcprobe"):
+        print(f"  {name} / floor = {medians[name] / medians['floor']:.2f}x")
+
+
 def main() -> None:
-    if len(sys.argv) > 1 and sys.argv[1] == "floor":
+    if len(sys.argv) > 1 and sys.argv[1] in ("floor", "floor-terminate"):
         split = sys.argv.index("--")
-        _floor(sys.argv[2], sys.argv[split + 1 :])
+        _floor(sys.argv[2], sys.argv[split + 1 :], terminate=sys.argv[1] == "floor-terminate")
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument(
         "--breakdown", action="store_true", help="also time the import and the target's boot"
     )
+    parser.add_argument(
+        "--close-only", action="store_true", help="only the target that ignores stdin EOF"
+    )
     ns = parser.parse_args()
+    _bench_close(ns.runs)
+    if ns.close_only:
+        return
     slow_target = [PY, "tests/targets/cli_target.py", "--slow", str(SLOW_MS), "--extra-tools", "9"]
     _bench("demo target", [PY, "-m", "demo_target"], ns.runs, None, ns.breakdown)
     _bench("slow target", slow_target, ns.runs, SLOW_MS, ns.breakdown)

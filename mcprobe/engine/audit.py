@@ -11,7 +11,7 @@ included, is scrubbed of the spec's secret values.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +31,7 @@ from mcprobe.core.version import __version__
 from mcprobe.engine.fuzz_runner import DEFAULT_CONCURRENCY, ProgressCallback, run_fuzz
 from mcprobe.report.markdown import render_markdown
 from mcprobe.target.connection import open_target
+from mcprobe.target.transports.stdio import AFTER_REPORT_GRACE
 
 if TYPE_CHECKING:
     import subprocess
@@ -58,6 +59,7 @@ class AuditOptions:
     call_timeout: float | None = None
     overall_timeout: float | None = None
     overrides: tuple[RuleOverride, ...] = ()  # the config file's per-rule ignore/severity
+    close_grace: float = AFTER_REPORT_GRACE  # stdio: exit-on-EOF time once the report is done
 
     def deadline(self) -> float | None:
         """The absolute ``anyio.current_time()`` deadline for an audit starting now."""
@@ -125,14 +127,19 @@ async def audit_spec(
     options: AuditOptions | None = None,
     progress: ProgressCallback | None = None,
     started: subprocess.Popen[bytes] | None = None,
+    on_report: Callable[[ConformanceReport], None] | None = None,
 ) -> ConformanceReport:
     """Connect to ``spec``, audit it, disconnect. Raises ``mcprobe.core.errors.ConnectFailed`` when
     the target cannot be reached or handshaken in time. ``started``: a stdio target already
-    started from ``spec`` (see ``open_target``), adopted and owned from here on."""
+    started from ``spec`` (see ``open_target``), adopted and owned from here on.
+
+    Closing comes last: once the report is complete, ``on_report`` gets it while the target is
+    still open (the CLI writes it out there, so the user has it before the shutdown), and the
+    target then only gets ``options.close_grace`` to exit on stdin EOF before SIGTERM."""
     options = options or AuditOptions()
     deadline = options.deadline()
     async with open_target(spec, deadline=deadline, started=started) as target:
-        return await run_audit(
+        report = await run_audit(
             target,
             fuzz=fuzz,
             options=options,
@@ -141,6 +148,10 @@ async def audit_spec(
             progress=progress,
             deadline=deadline,
         )
+        target.close_soon(options.close_grace)
+        if on_report is not None:
+            on_report(report)
+        return report
 
 
 def scrub_report(report: ConformanceReport, secrets: tuple[str, ...]) -> ConformanceReport:

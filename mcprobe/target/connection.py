@@ -217,6 +217,13 @@ class TargetConnection:
     def _close(self) -> None:
         self._close_requested.set()
 
+    def close_soon(self, eof_grace: float) -> None:
+        """Nothing more is wanted from the target (the report is complete): on close, give a
+        stdio target only ``eof_grace`` seconds to exit on stdin EOF before SIGTERM (the group
+        is still killed whatever it does, so nothing is left running)."""
+        if self._process is not None:
+            self._process.eof_grace = min(self._process.eof_grace, eof_grace)
+
     @property
     def snapshot(self) -> ServerSnapshot:
         return self._snapshot

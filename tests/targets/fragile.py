@@ -9,7 +9,8 @@ Tools (listed in this order; ``tools=A,B`` lists only those):
   fragile       read-only; integer ``n``. A string ``n`` (the ``wrong_type:n`` case) kills the
                 process (exit 9, after a short pause so other calls are in flight);
                 other bad input gets ``isError``
-  healthy_a/b/c read-only; integer ``n``; bad input gets ``isError``; answers after 50 ms
+  healthy_a/b/c read-only; integer ``n``; bad input gets ``isError``; answers after ``delay=S``
+                seconds (default 0.05)
   writer        ``destructiveHint: false`` only (an additive write)
   wiper         no annotations (may be destructive)
   slow_progress read-only; runs ``work=S`` seconds (default 3), sending a progress
@@ -172,7 +173,7 @@ class Fragile:
         if name == "fragile" and isinstance(n, str):
             time.sleep(0.2)
             self.die(f"fragile could not handle n={n!r}")
-        time.sleep(0.05)
+        time.sleep(float(self.keys.get("delay", "0.05")))
         if not isinstance(args, dict) or set(args) != {"n"} or type(n) is not int or n < 1:
             self.reply(rid, "invalid arguments: expected {n: integer >= 1}", is_error=True)
         else:

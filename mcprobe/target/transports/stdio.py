@@ -11,7 +11,8 @@ can be started before any event loop or heavy import exists: ``mcprobe audit`` s
 first and imports the SDK (0.5-2 s) while it boots, then ``open_stdio(started=...)`` adopts it
 with every guarantee below (demo target audit, same run: 4.3 s → 2.7 s; floor client 2.2 s).
 
-Close sequence (worst case about 2 s): close stdin, wait ``EOF_GRACE``; SIGTERM to the group,
+Close sequence (worst case about 2 s): close stdin, wait ``EOF_GRACE`` (``AFTER_REPORT_GRACE``
+once the audit's report is complete); SIGTERM to the group,
 wait ``TERM_GRACE``; SIGKILL to the group. Whatever is still in the group after the leader is
 gone (grandchildren that stayed in the group) gets SIGKILL too, and so does every descendant
 that left the group (``setsid``), recorded while the target ran (``descendants.py``: the target
@@ -76,6 +77,7 @@ from mcprobe.target.wire_events import (
 )
 
 __all__ = [
+    "AFTER_REPORT_GRACE",
     "DEFAULT_MAX_MESSAGE_BYTES",
     "DEFAULT_STDERR_TAIL_BYTES",
     "StdioProcess",
@@ -89,6 +91,10 @@ DEFAULT_STDERR_TAIL_BYTES = 8 * 1024
 
 EOF_GRACE = 1.0
 """Time for a target to exit on its own once its stdin is closed (the polite way)."""
+AFTER_REPORT_GRACE = 0.1
+"""The same, once the audit's report is complete (``StdioProcess.eof_grace`` is lowered to it):
+nothing more is wanted from the target, and a server whose timers keep it alive past stdin EOF
+would otherwise add the whole ``EOF_GRACE`` to every run before SIGTERM stops it."""
 TERM_GRACE = 1.0
 """Time between SIGTERM and SIGKILL to the process group."""
 KILL_REAP = 0.5
@@ -214,6 +220,7 @@ class StdioProcess:
     stderr_limit: int
     _stderr: bytearray = field(default_factory=bytearray)
     stream_closed: bool = False
+    eof_grace: float = EOF_GRACE  # how long the close waits for an exit on stdin EOF
 
     @property
     def pid(self) -> int:
@@ -598,7 +605,7 @@ async def open_stdio(
         if process.stdin is not None:
             with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
                 await process.stdin.aclose()
-        if not await target.wait_exit(EOF_GRACE):
+        if not await target.wait_exit(target.eof_grace):
             _signal_group(pgid, signal.SIGTERM)
             if not await target.wait_exit(TERM_GRACE):
                 _signal_group(pgid, signal.SIGKILL)
