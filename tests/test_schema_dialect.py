@@ -61,12 +61,15 @@ def test_formats_are_asserted() -> None:
     assert is_valid({"type": "string", "format": "date"}, "2026-11-29")
 
 
-def test_a_schema_nested_beyond_the_recursion_limit_is_a_problem_not_a_crash() -> None:
+def test_a_schema_nested_beyond_the_depth_limit_is_a_problem_naming_where_not_a_crash() -> None:
     schema: dict[str, object] = {"type": "object"}
     for _ in range(5000):
         schema = {"type": "object", "properties": {"a": schema}}
+    where = "(at $.properties.a.properties.a.properties.a.properties.a… (92 more levels))"
     problems = schema_problems(schema)
-    assert [p.message for p in problems] == ["the schema nests too deeply; it could not be checked"]
+    assert [p.message for p in problems] == [f"the schema nests deeper than 100 levels {where}"]
+    assert problems[0].pointer.startswith("/properties/a/properties/a/")
+    assert instance_errors(schema, {}) == (f"the schema nests deeper than 100 levels {where}",)
 
 
 # --------------------------------------------------------------------------- the memo

@@ -38,6 +38,8 @@ import jsonschema.validators
 from jsonschema_specifications import REGISTRY as _SPECIFICATIONS  # type: ignore[import-untyped]
 from referencing import Registry
 
+from mcprobe.core.json_depth import MAX_JSON_DEPTH, format_path, too_deep
+
 DEFAULT_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 _FORMAT_CHECKER = jsonschema.FormatChecker()
@@ -94,7 +96,7 @@ def schema_problems(schema: Any) -> tuple[SchemaProblem, ...]:
             with contextlib.suppress(KeyError):  # evicted meanwhile by another thread
                 _MEMO.move_to_end(key)
             return known
-    problems = _check(schema)
+    problems = _too_deep(schema) or _check(schema)
     if key is not None:
         _MEMO[key] = problems
         if len(_MEMO) > _MEMO_SIZE:
@@ -118,6 +120,16 @@ def _memo_key(schema: Mapping[str, Any]) -> bytes | None:
     except (TypeError, ValueError, RecursionError):
         return None
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+
+def _too_deep(schema: Mapping[str, Any]) -> tuple[SchemaProblem, ...]:
+    """The one nesting limit (``json_depth``): a schema past it is named, not walked (the
+    validators recurse several frames per level)."""
+    path = too_deep(schema)
+    if path is None:
+        return ()
+    message = f"the schema nests deeper than {MAX_JSON_DEPTH} levels (at {format_path(path)})"
+    return (SchemaProblem(message, _pointer(path)),)
 
 
 def _check(schema: Mapping[str, Any]) -> tuple[SchemaProblem, ...]:
@@ -259,6 +271,12 @@ def instance_errors(schema: Any, instance: Any) -> tuple[str, ...]:
     cls = validator_class_for(schema)
     if cls is None:
         return ("unknown $schema dialect",)
+    for what, value in (("schema", schema), ("value", instance)):
+        path = too_deep(value)
+        if path is not None:
+            return (
+                f"the {what} nests deeper than {MAX_JSON_DEPTH} levels (at {format_path(path)})",
+            )
     validator = cls(schema, registry=_OFFLINE_REGISTRY, format_checker=_FORMAT_CHECKER)
     try:
         return tuple(
