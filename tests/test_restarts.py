@@ -53,6 +53,11 @@ async def test_a_tool_that_kills_the_server_on_one_case_is_the_only_crash_and_th
     )
     assert "fatal: fragile could not handle n=" in text  # the stderr tail of the death
     assert "protocolCrash" in (four.markdown or "")
+    # The same as data: two deaths, one restart, the second death the reproducing replay.
+    assert [(d.replay, d.verdict) for d in four.deaths] == [(False, None), (True, "crash")]
+    assert "fragile wrong_type:n" in four.deaths[0].cases
+    assert [len(d.restarts) for d in four.deaths] == [1, 0]
+    assert four.fuzz_stopped is None
 
 
 @pytest.mark.slow
@@ -72,6 +77,8 @@ async def test_a_target_that_dies_at_random_is_reported_flaky_and_no_tool_is_bla
     text = notes(report)
     assert "a flaky crash" in text and "no tool is blamed" in text
     assert "died once, at random" in text  # its stderr tail
+    assert [d.verdict for d in report.deaths] == ["flakyCrash"]
+    assert not report.critical  # a flaky death blames no tool and is not critical
 
 
 @pytest.mark.slow
@@ -87,6 +94,8 @@ async def test_a_target_that_dies_on_every_call_stops_after_the_restart_budget(
     assert "The target died 4 times during the fuzz run and was restarted 3 times" in text
     assert "The fuzz run stopped: the target died 4 times and the restart budget (3 per" in text
     assert "every call kills me" in text
+    assert report.fuzz_stopped is not None and "restart budget" in report.fuzz_stopped
+    assert any(line.startswith("the fuzz run stopped: ") for line in report.critical)
 
 
 @pytest.mark.slow

@@ -28,6 +28,7 @@ def test_every_verdict_has_a_unique_key_a_fix_and_a_unique_sarif_rule() -> None:
 def test_every_critical_verdict_has_the_phrase_the_critical_list_needs() -> None:
     assert {
         "crash",
+        "crashLoop",
         "timeout",
         "invalidResult",
         "silentlyAccepted",

@@ -13,25 +13,45 @@ every note.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 from mcprobe.core.model import FuzzRun, TargetDeath
+from mcprobe.core.report_model import RestartOut, TargetDeathOut
 
-__all__ = ["STDERR_QUOTE", "death_notes", "death_verdict"]
+__all__ = ["STDERR_QUOTE", "death_notes", "death_verdict", "deaths_out"]
 
 STDERR_QUOTE = 300
 """Characters of a dead process's stderr tail quoted per death."""
 _CASES_NAMED = 5
 
 
-def death_verdict(death: TargetDeath, flaky: Sequence[tuple[str, ...]]) -> str:
-    """``replay`` (a replay alone reproduced a death: its case is the culprit), ``flaky``
-    (no suspect reproduced it), else ``suspects`` (replayed; a culprit was found among them,
-    or they could not all be replayed)."""
+DeathVerdict = Literal["crash", "flakyCrash"]
+
+
+def death_verdict(death: TargetDeath, flaky: Sequence[tuple[str, ...]]) -> DeathVerdict | None:
+    """The catalogue key of a death (``core.verdicts``): ``crash`` when a replay alone caused
+    it (its one case is the culprit), ``flakyCrash`` when no replay of its suspects reproduced
+    it, else None (its suspects were judged by their replays, or could not all be replayed)."""
     if death.replay:
-        return "replay"
+        return "crash"
     if death.cases in flaky:
-        return "flaky"
-    return "suspects"
+        return "flakyCrash"
+    return None
+
+
+def deaths_out(fuzz: FuzzRun) -> list[TargetDeathOut]:
+    """The deaths as the report carries them (JSON)."""
+    return [
+        TargetDeathOut(
+            cases=list(death.cases),
+            cause=death.cause,
+            stderr_tail=death.stderr_tail,
+            replay=death.replay,
+            verdict=death_verdict(death, fuzz.flaky_crashes),
+            restarts=[RestartOut(seconds=a.seconds, error=a.error) for a in death.restarts],
+        )
+        for death in fuzz.deaths
+    ]
 
 
 def _cases(cases: Sequence[str]) -> str:
@@ -61,7 +81,7 @@ def _restarts(death: TargetDeath) -> str:
 
 def _one(number: int, death: TargetDeath, flaky: Sequence[tuple[str, ...]]) -> str:
     verdict = death_verdict(death, flaky)
-    if verdict == "replay":
+    if verdict == "crash":
         what = (
             f"replaying {death.cases[0]} alone killed it again ({death.cause}): that case "
             "crashes the server"
@@ -72,7 +92,7 @@ def _one(number: int, death: TargetDeath, flaky: Sequence[tuple[str, ...]]) -> s
         n = len(death.cases)
         inflight = f"{n} case{'s were' if n > 1 else ' was'} in flight"
         what = f"{death.cause} while {inflight} ({_cases(death.cases)})"
-        if verdict == "flaky":
+        if verdict == "flakyCrash":
             what += (
                 "; replayed alone, none of them killed it: a flaky crash (rerun to see whether "
                 "it recurs), no tool is blamed"

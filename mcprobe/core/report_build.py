@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from mcprobe.core.deaths import deaths_out
 from mcprobe.core.fix_plan import plan_fixes
 from mcprobe.core.model import (
     CaseResult,
@@ -35,6 +36,7 @@ from mcprobe.core.report_model import (
     LocationOut,
     ServerOut,
     SkippedToolOut,
+    TargetDeathOut,
     TargetOut,
 )
 from mcprobe.core.verdicts import CRITICAL_KEYS, group_problems, probe_keys, verdict
@@ -209,6 +211,7 @@ def build_report(
     fuzz_summary: FuzzSummaryOut | None = None
     probe: FuzzResultOut | None = None
     crashed_by: str | None = None
+    deaths: list[TargetDeathOut] = []
     all_notes = list(notes)
     if fuzz is not None:
         coverage = CoverageOut(
@@ -223,6 +226,7 @@ def build_report(
         if fuzz.crashed_by is not None:
             crashed_by = " ".join(fuzz.crashed_by)
         all_notes.extend(_fuzz_notes(fuzz, fuzz_summary.not_run))
+        deaths = deaths_out(fuzz)
     report = ConformanceReport(
         mcprobe_version=mcprobe_version,
         connection_id=connection_id,
@@ -263,6 +267,8 @@ def build_report(
         fuzz_summary=fuzz_summary,
         unknown_tool_probe=probe,
         crashed_by=crashed_by,
+        deaths=deaths,
+        fuzz_stopped=fuzz.stopped if fuzz is not None else None,
         notes=all_notes,
     )
     return derive_verdicts(report)
@@ -281,6 +287,8 @@ def derive_verdicts(report: ConformanceReport) -> ConformanceReport:
         if report.crashed_by is not None:
             not_run = report.fuzz_summary.not_run if report.fuzz_summary else 0
             lines.append(death_line(report.crashed_by, not_run))
+        if report.fuzz_stopped is not None:
+            lines.append(f"{verdict('crashLoop').problem}: {report.fuzz_stopped}")
     sorted_report = report.model_copy(update={"findings": sort_findings(report.findings)})
     return report.model_copy(
         update={

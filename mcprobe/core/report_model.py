@@ -15,7 +15,7 @@ from pydantic.alias_generators import to_camel
 
 from mcprobe.core.safe_json import safe_value
 
-SCHEMA_VERSION = "1.2"
+SCHEMA_VERSION = "1.3"
 
 
 class WireModel(BaseModel):
@@ -190,6 +190,29 @@ class FixPlanOut(WireModel):
         )
 
 
+class RestartOut(WireModel):
+    seconds: float = Field(description="how long the attempt took")
+    error: str | None = Field(default=None, description="why it failed; null: restarted")
+
+
+class TargetDeathOut(WireModel):
+    """One time the target died during the fuzz run, and the restarts that followed."""
+
+    cases: list[str] = Field(
+        description="'tool case' in flight (unanswered) at the death, in the order sent: the "
+        "suspects, each replayed alone afterwards; empty when it died with no call in flight"
+    )
+    cause: str = Field(description="what mcprobe saw, e.g. 'target exited with code 9'")
+    stderr_tail: str = Field(description="how the dead process's stderr ended (target text)")
+    replay: bool = Field(description="caused by replaying cases[0] alone: that case crashes it")
+    verdict: Literal["crash", "flakyCrash"] | None = Field(
+        default=None,
+        description="crash: a replay alone reproduced this death (replay deaths); flakyCrash: "
+        "no replay did; null: its suspects were replayed and judged one by one",
+    )
+    restarts: list[RestartOut] = Field(default_factory=list)
+
+
 class TargetOut(WireModel):
     """How the target was reached, with every secret removed (no header values, no bearer,
     no env values: only their names)."""
@@ -223,6 +246,12 @@ class ConformanceReport(WireModel):
     fuzz_summary: FuzzSummaryOut | None = None
     unknown_tool_probe: FuzzResultOut | None = None
     crashed_by: str | None = Field(default=None, description="'tool case' that killed the target")
+    deaths: list[TargetDeathOut] = Field(
+        default_factory=list, description="every time the target died during the fuzz run"
+    )
+    fuzz_stopped: str | None = Field(
+        default=None, description="why the fuzz run could not go on after a death (crashLoop)"
+    )
     notes: list[str] = Field(default_factory=list, description="mcprobe's own remarks")
     fixes: FixPlanOut = Field(default_factory=FixPlanOut, description="the recommended fixes")
     markdown: str | None = Field(default=None, description="the Markdown rendering")

@@ -103,8 +103,31 @@ VERDICTS: tuple[VerdictKind, ...] = (
         critical=True,
         dimensions=_FUZZ,
         summary="The call closed the transport, killed the server process or produced a reply "
-        "that is not valid JSON-RPC.",
+        "that is not valid JSON-RPC, and did so again when replayed alone on the restarted "
+        "target.",
         sarif_id="behavior.protocol_crash",
+    ),
+    VerdictKind(
+        key="crashLoop",
+        title="Target keeps dying",
+        problem="the fuzz run stopped",
+        fix="Keep the server alive on every input, and make it start reliably: the report's "
+        "notes quote how each death and each failed start ended.",
+        critical=True,
+        summary="The target died more often than the restart budget allows (3 restarts per "
+        "audit), or could not be started again after a death, so part of the server was not "
+        "audited.",
+    ),
+    VerdictKind(
+        key="flakyCrash",
+        title="Flaky crash",
+        severity=Severity.WARNING,
+        problem="died, but no case in flight killed it again when replayed alone",
+        fix="Find out why the server died (the report's notes quote its stderr): a death that "
+        "no single call reproduces points at a race, a timer, memory, or an outside resource.",
+        summary="The target died during the fuzz run and was restarted; replaying each case "
+        "that was in flight, alone, did not kill it again. No tool is blamed, nothing is "
+        "deducted.",
     ),
     VerdictKind(
         key="timeout",

@@ -164,7 +164,8 @@ def _critical(report: ConformanceReport) -> list[str]:
     unknown = next(
         (verdict(p.kind).probe_problem for p in report.critical_problems if p.tool is None), None
     )
-    if not problems and unknown is None and report.crashed_by is None:
+    stopped = report.fuzz_stopped
+    if not problems and unknown is None and report.crashed_by is None and stopped is None:
         return [NO_CRITICAL]
     tools = list(dict.fromkeys(p.tool for p in problems if p.tool is not None))
     named = ", ".join(md_inline(t, NAME_LIMIT) for t in tools[:TOOLS_IN_HEADLINE])
@@ -192,6 +193,8 @@ def _critical(report: ConformanceReport) -> list[str]:
             f"{_plural(not_run, 'remaining case was', 'remaining cases were')} not run "
             "(not counted against any tool)."
         )
+    if stopped is not None:  # the target kept dying (crashLoop): part of it was not audited
+        lines.append(f"- {verdict('crashLoop').problem.capitalize()}: {_sentence(stopped)}")
     return lines
 
 
