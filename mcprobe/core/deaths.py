@@ -63,7 +63,7 @@ def _cases(cases: Sequence[str]) -> str:
 def _stderr(tail: str) -> str:
     text = " ".join(tail.split())
     if not text:
-        return " Its stderr was empty."
+        return ""  # an HTTP target has none; an empty one says nothing
     if len(text) > STDERR_QUOTE:
         text = "…" + text[-STDERR_QUOTE:]
     return f" Its stderr ended with: {text}"

@@ -28,6 +28,7 @@ import httpx2
 import mcp_types as types
 from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
+from mcp_types import INVALID_REQUEST
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 from pydantic import ValidationError
 
@@ -186,6 +187,7 @@ class TargetConnection:
         transport: Literal["stdio", "streamable", "sse"],
         deadline: float | None,
         close_requested: anyio.Event | None = None,
+        http_log: HttpLog | None = None,
     ) -> None:
         self.spec = spec
         self.transport = transport
@@ -196,6 +198,8 @@ class TargetConnection:
         self._close_requested = close_requested or anyio.Event()
         self._reopen: Callable[[], Awaitable[TargetConnection]] | None = None
         self._retired_findings: list[Finding] = []
+        self._http_log = http_log
+        self._session_lost = False  # HTTP: the server no longer knows our session id
 
     async def restart(self) -> RestartAttempt:
         """Stop what is left of this generation (its owner kills the whole process group) and
@@ -212,6 +216,7 @@ class TargetConnection:
             return RestartAttempt(seconds, error=str(failure), stderr_tail=failure.stderr_tail)
         self._session, self._process = fresh._session, fresh._process
         self._close_requested = fresh._close_requested
+        self._http_log, self._session_lost = fresh._http_log, False
         return RestartAttempt(anyio.current_time() - started)
 
     def _close(self) -> None:
@@ -237,7 +242,7 @@ class TargetConnection:
     def alive(self) -> bool:
         if self._process is not None and not self._process.alive:
             return False
-        return not self._session.stream_closed
+        return not self._session.stream_closed and not self._session_lost
 
     def session_findings(self) -> tuple[Finding, ...]:
         return (*self._retired_findings, *self._session.findings())
@@ -287,6 +292,18 @@ class TargetConnection:
         latency = (anyio.current_time() - started) * 1000
         return RawCall(RawKind.RESULT, latency_ms=latency, result=result)
 
+    def _lost_session(self, failure: RequestFailed) -> bool:
+        """The SDK's HTTP client turns a 404 to a request that carries a session id into a
+        JSON-RPC error -32600 "Session terminated" (MCP: the client must start a new session).
+        It is the session that is gone, not a rejection of the call; a server that merely sends
+        such an error (with no 404 on the wire) is not mistaken for it."""
+        return (
+            self._http_log is not None
+            and failure.code == INVALID_REQUEST
+            and failure.message == "Session terminated"
+            and any(s.method == "POST" and s.status == 404 for s in self._http_log.statuses)
+        )
+
     def _failed_call(self, failure: RequestFailed, latency: float) -> RawCall:
         if failure.kind == "timeout":
             if not self.alive:
@@ -298,6 +315,10 @@ class TargetConnection:
         if failure.kind in ("oversize", "too_deep"):
             # The reply arrived but was too large (or too deep) to keep; deliberately dropped.
             return RawCall(RawKind.RESULT, latency_ms=latency, result=None, detail=failure.detail)
+        if self._lost_session(failure):
+            self._session_lost = True
+            detail = "HTTP session lost: the server answered 404 to its session id"
+            return RawCall(RawKind.TRANSPORT_LOST, latency_ms=latency, detail=detail)
         return RawCall(
             RawKind.JSONRPC_ERROR,
             latency_ms=latency,
@@ -591,6 +612,7 @@ async def _own_connection(
                     transport=attempt.kind,
                     deadline=call_deadline,
                     close_requested=close_requested,
+                    http_log=attempt.http if attempt.kind != "stdio" else None,
                 )
                 connected = True
                 scope.deadline = math.inf
