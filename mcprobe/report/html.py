@@ -39,8 +39,8 @@ h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid var(--line)}
 .callout.bad{background:#ffebe9;border:1px solid var(--bad)}
 .callout.ok{background:#dafbe1;border:1px solid var(--ok)}
 table{border-collapse:collapse;width:100%;font-size:13px}
-th,td{border:1px solid var(--line);padding:.25rem .5rem;text-align:left;vertical-align:top;
-overflow-wrap:anywhere}
+th,td{border:1px solid var(--line);padding:.25rem .5rem;text-align:left;vertical-align:top}
+th{white-space:nowrap}td:last-child{overflow-wrap:anywhere}
 th{background:#f6f8fa;cursor:pointer;user-select:none}th[aria-sort=ascending]::after{content:" ▲"}
 th[aria-sort=descending]::after{content:" ▼"}tr.fail td{background:#fff5f5}
 code,pre{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}
