@@ -99,7 +99,8 @@ class FuzzInput(ToolInput):
         default=4,
         ge=1,
         le=16,
-        description="How many calls may be in flight at once (1 pins a crash to its case).",
+        description="How many calls may be in flight at once; changes no verdict (the calls in "
+        "flight when the target dies are replayed one at a time).",
     )
 
 
@@ -123,7 +124,8 @@ class ReportInput(ToolInput):
         default=4,
         ge=1,
         le=16,
-        description="How many calls may be in flight at once (1 pins a crash to its case).",
+        description="How many calls may be in flight at once; changes no verdict (the calls in "
+        "flight when the target dies are replayed one at a time).",
     )
 
 
