@@ -70,6 +70,7 @@ async def test_a_target_that_hangs_then_dies_mid_fuzz_is_restarted_and_mcprobe_s
     assert after and not any(r["outcome"] in ("notRun", "protocolCrash") for r in after)
     assert fuzz["unknownToolProbe"] is not None
     assert any("restarted" in note for note in fuzz["notes"])
+    assert any(d["replay"] and d["verdict"] == "crash" for d in fuzz["deaths"])
     assert any("explode" in line for line in fuzz["critical"])
     # mcprobe kept serving: the dead connection still lists, a new one opens, both close.
     assert connected["connectionId"] == listed["connectionId"] == "c1"

@@ -192,6 +192,8 @@ async def probe_fuzz(
         crashed_by=report.crashed_by,
         critical=report.critical,
         notes=report.notes,
+        deaths=report.deaths,
+        fuzz_stopped=report.fuzz_stopped,
     )
     cov = report.coverage
     lines = [

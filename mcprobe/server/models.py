@@ -17,6 +17,7 @@ from mcprobe.core.report_model import (
     FuzzResultOut,
     FuzzSummaryOut,
     ServerOut,
+    TargetDeathOut,
     WireModel,
 )
 
@@ -177,6 +178,12 @@ class FuzzOutput(WireModel):
     crashed_by: str | None
     critical: list[str]
     notes: list[str]
+    deaths: list[TargetDeathOut] = Field(
+        default_factory=list, description="every time the target died, with its restarts"
+    )
+    fuzz_stopped: str | None = Field(
+        default=None, description="why the fuzz run could not go on after a death"
+    )
 
 
 class ListOutput(WireModel):
