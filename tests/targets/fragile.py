@@ -171,7 +171,9 @@ class Fragile:
             return
         n = args.get("n") if isinstance(args, dict) else None
         if name == "fragile" and isinstance(n, str):
-            time.sleep(0.2)
+            # Long enough that the calls sent with it are answered first: the ones in flight at
+            # the death were all sent after it (a crash while working on a request).
+            time.sleep(0.5)
             self.die(f"fragile could not handle n={n!r}")
         time.sleep(float(self.keys.get("delay", "0.05")))
         if not isinstance(args, dict) or set(args) != {"n"} or type(n) is not int or n < 1:
