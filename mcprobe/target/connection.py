@@ -281,9 +281,11 @@ class TargetConnection:
             )
         except RequestFailed as failure:
             latency = (anyio.current_time() - started) * 1000
-            if failure.kind == "lost" and self._process is not None:
-                # stdout EOF usually beats the exit status by a few ms; wait for it to name it.
-                await self._process.wait_exit(0.3)
+            process = self._process
+            # stdout EOF usually beats the exit status by a few ms; wait for it to name it, and
+            # for the rest of its stderr (the reason it died, to be quoted).
+            if failure.kind == "lost" and process is not None and await process.wait_exit(0.3):
+                await process.wait_stderr(0.3)
             return self._failed_call(failure, latency)
         except Exception as exc:  # a transport fault the SDK let through: the session is gone
             latency = (anyio.current_time() - started) * 1000

@@ -148,12 +148,17 @@ class Fragile:
             for name in names
         ]
 
-    def count_call(self) -> int:
+    def count_call(self, name: Json) -> None:
+        """Count this call over every start; the ``once``-th dies. It dies holding the lock and
+        the counter is replaced atomically, so no other thread's count is cut half-written."""
         path = Path(self.keys["state"]) / "calls"
         with self.lock:
             n = int(path.read_text()) + 1 if path.exists() else 1
-            path.write_text(str(n))
-        return n
+            fresh = path.with_suffix(".new")
+            fresh.write_text(str(n))
+            os.replace(fresh, path)
+            if n == int(self.keys.get("once", "3")):
+                self.die(f"died once, at random, during {name}")
 
     def call(self, rid: Json, params: dict[str, Json]) -> None:
         name, args = params.get("name"), params.get("arguments")
@@ -161,8 +166,8 @@ class Fragile:
         if "die_always" in self.modes:
             time.sleep(0.05)
             self.die(f"every call kills me (this one: {name})")
-        if "die_once" in self.modes and self.count_call() == int(self.keys.get("once", "3")):
-            self.die(f"died once, at random, during {name}")
+        if "die_once" in self.modes:
+            self.count_call(name)
         if name in ("slow_progress", "slow_silent"):
             self.slow(rid, params, progress=name == "slow_progress")
             return

@@ -221,6 +221,7 @@ class StdioProcess:
     _stderr: bytearray = field(default_factory=bytearray)
     stream_closed: bool = False
     eof_grace: float = EOF_GRACE  # how long the close waits for an exit on stdin EOF
+    stderr_done: anyio.Event = field(default_factory=anyio.Event)  # stderr read to its end
 
     @property
     def pid(self) -> int:
@@ -243,6 +244,12 @@ class StdioProcess:
         excess = len(self._stderr) - self.stderr_limit
         if excess > 0:
             del self._stderr[:excess]
+
+    async def wait_stderr(self, seconds: float) -> None:
+        """Wait up to ``seconds`` for stderr to be read to its end (after a death: so its last
+        lines, usually the reason, are in ``stderr_tail``)."""
+        with anyio.move_on_after(seconds):
+            await self.stderr_done.wait()
 
     async def wait_exit(self, seconds: float) -> bool:
         """Whether the process exited within ``seconds``. Polls: ``wait()`` would also wait for
@@ -576,9 +583,12 @@ async def open_stdio(
 
     async def drain_stderr() -> None:
         assert process.stderr is not None
-        with suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
-            while True:
-                target._append_stderr(await process.stderr.receive(_CHUNK))
+        try:
+            with suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                while True:
+                    target._append_stderr(await process.stderr.receive(_CHUNK))
+        finally:
+            target.stderr_done.set()
 
     async def write_stdin() -> None:
         assert process.stdin is not None
