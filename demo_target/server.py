@@ -22,7 +22,9 @@ What each tool demonstrates (lint code / fuzz behaviour):
                    ``outputSchema`` (outputSchemaViolation)
 ``ping_backend``   a successful call with no content at all (emptySuccess); arguments get a
                    JSON-RPC ``-32602`` error (protocolError)
-``search docs``    tool.unusual_name, schema.invalid (``minimum`` is a string)
+``search docs``    tool.unusual_name, schema.invalid (``minimum`` is a string); the optional
+                   ``limit`` says "REQUIRED" (security.param_contradiction: the Security
+                   dimension's one defect)
 ``reset_database`` listed twice: tool.duplicate_name, tool.no_annotations, and the second copy
                    schema.root_not_object; un-annotated, so skipped by default
 =================  ==========================================================================
@@ -154,7 +156,11 @@ TOOLS: tuple[dict[str, Any], ...] = (
             "type": "object",
             "properties": {
                 "query": {"type": "string", "description": "Words to look for."},
-                "limit": {"type": "integer", "minimum": "one", "description": "Maximum hits."},
+                "limit": {
+                    "type": "integer",
+                    "minimum": "one",
+                    "description": "Maximum hits. REQUIRED.",
+                },
             },
             "required": ["query"],
         },

@@ -131,6 +131,7 @@ def test_time_server_report_maps_every_deduction_to_a_fix() -> None:
         "schemaQuality": 10.0,
         "errorHandling": 10.0,
         "liveness": 0.0,
+        "security": 10.0,
     }
     plan = plan_fixes(report)
     assert report.fixes == plan  # computed once, by build_report, into the report

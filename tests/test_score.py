@@ -125,7 +125,10 @@ def test_fully_worked_example_scores_every_dimension_exactly() -> None:
     500 ms), well_behaved (ok, 250 ms). Clean = 3 of 4 → 7.5. p50 of 100/250/300/500 = 275 ms,
     75 ms over 200 → −0.5 × 0.75 = −0.375. 7.125 → **7.1** (half-up).
 
-    Overall = 10 × (7.5 + 2.8 + 6.0 + 7.1) / 4 = 58.5 → 59 (half-up) → grade **D**.
+    Security: one warning (security.unannotated_capability on divide) costs 1 → **9**; it does
+    not enter Schema Quality.
+
+    Overall = 10 × (7.5 + 2.8 + 6.0 + 7.1 + 9) / 5 = 64.8 → 65 (half-up) → grade **C**.
     """
     warning_from_listing = finding("server.garbage_stdout", Severity.WARNING, None)
     snap = snapshot(
@@ -145,6 +148,7 @@ def test_fully_worked_example_scores_every_dimension_exactly() -> None:
         finding("param.untyped", Severity.WARNING, "divide"),
         finding("tool.no_annotations", Severity.INFO, "divide"),
         finding("tool.thin_description", Severity.WARNING, "set_mode"),
+        finding("security.unannotated_capability", Severity.WARNING, "divide"),
     ]
     fuzz = run(
         [
@@ -171,19 +175,23 @@ def test_fully_worked_example_scores_every_dimension_exactly() -> None:
         "schemaQuality",
         "errorHandling",
         "liveness",
+        "security",
     ]
     assert [d.name for d in score.dimensions] == [
         "Metadata & Documentation",
         "Schema Quality",
         "Error Handling",
         "Liveness & Performance",
+        "Security",
     ]
     assert by_key["metadata"].score == 7.5
     assert by_key["schemaQuality"].score == 2.8
     assert by_key["errorHandling"].score == 6.0
     assert by_key["liveness"].score == 7.1
-    assert score.overall == 59
-    assert score.grade == "D"
+    assert by_key["security"].score == 9.0
+    assert by_key["security"].reasons[1] == ("−1: warning security.unannotated_capability (divide)")
+    assert score.overall == 65
+    assert score.grade == "C"
 
     assert by_key["metadata"].reasons == (
         "−1: no human-readable `title` in serverInfo",
@@ -259,18 +267,19 @@ def test_not_measured_dimensions_are_left_out_of_the_mean() -> None:
     snap = snapshot(2, title=None)  # metadata 9
     nit = [finding("tool.thin_description", Severity.WARNING, "t0")]  # 10 − 10 × 0.25/2 = 8.75
     score = score_server(snap, nit, None)
-    metadata, schema, errors, liveness = score.dimensions
+    metadata, schema, errors, liveness, _security = score.dimensions
     assert (metadata.score, schema.score) == (9.0, 8.8)
     assert errors.score is None and not errors.measured
     assert liveness.score is None and not liveness.measured
     assert errors.reasons == ("not measured: no fuzz run (enable fuzz)",)
-    assert score.overall == 89  # 10 × (9.0 + 8.8) / 2, not diluted by zeros
-    assert score.grade == "B"
+    assert _security.score == 10.0  # always measured
+    assert score.overall == 93  # 10 × (9.0 + 8.8 + 10) / 3, not diluted by zeros
+    assert score.grade == "A"
 
 
 def test_every_tool_skipped_means_fuzz_dimensions_are_not_measured() -> None:
     fuzz = run([], fuzzed=())
-    errors, liveness = score_server(snapshot(2), [], fuzz).dimensions[2:]
+    errors, liveness = score_server(snapshot(2), [], fuzz).dimensions[2:4]
     assert errors.score is None and liveness.score is None
     assert "every tool was skipped" in errors.reasons[0]
     assert "every tool was skipped" in liveness.reasons[0]
@@ -287,7 +296,7 @@ def test_no_constructible_valid_case_leaves_liveness_not_measured() -> None:
         [case("t0", "wrong_type:a", Outcome.TOOL_ERROR)],
         tool_cases=(ToolCases("t0", (), valid_constructible=False),),
     )
-    _, _, errors, liveness = score_server(snapshot(1), [], fuzz).dimensions
+    _, _, errors, liveness, _ = score_server(snapshot(1), [], fuzz).dimensions
     assert errors.score == 10.0
     assert liveness.score is None
     assert "no valid arguments could be built for t0" in liveness.reasons[0]
@@ -302,7 +311,7 @@ def test_cases_not_run_are_not_counted() -> None:
             case("t1", "wrong_type:a", Outcome.NOT_RUN),
         ]
     )
-    assert scores(snapshot(2), [], fuzz)[2:] == [10.0, 10.0]
+    assert scores(snapshot(2), [], fuzz)[2:4] == [10.0, 10.0]
 
 
 def test_output_schema_violations_and_empty_successes_are_not_clean() -> None:
@@ -498,11 +507,12 @@ def test_rounding_is_half_up_not_bankers() -> None:
     assert round_half_up(0.05, 1) == 0.1
 
 
-@pytest.mark.parametrize(("p50", "overall", "grade"), [(840.0, 90, "A"), (920.0, 89, "B")])
-def test_overall_rounds_half_up_at_the_grade_boundary(p50: float, overall: int, grade: str) -> None:
-    """Metadata 9 (no title), schema 10, error handling 10, liveness 10 − 0.5 × (p50 − 200)/100:
-    840 ms → 6.8, sum 35.8, mean 8.95 → 89.5 → 90 (A); 920 ms → 6.4, sum 35.4 → 88.5 → 89,
-    where Python's round would give 88."""
+@pytest.mark.parametrize(("p50", "overall", "grade"), [(1040.0, 90, "A"), (1060.0, 89, "B")])
+def test_overall_rounds_at_the_grade_boundary(p50: float, overall: int, grade: str) -> None:
+    """Metadata 9 (no title), schema 10, error handling 10, security 10, liveness 10 − 0.5 ×
+    (p50 − 200)/100: 1040 ms → 5.8, sum 44.8, mean 8.96 → 89.6 → 90 (A); 1060 ms → 5.7, sum
+    44.7 → 89.4 → 89 (B). (With five one-decimal dimensions the mean never ends in .5; half-up
+    rounding itself is test_rounding_is_half_up_not_bankers.)"""
     fuzz = run(
         [
             case("t0", "valid", Outcome.OK, latency=p50),
@@ -528,3 +538,17 @@ def test_an_unsupported_protocol_version_costs_metadata_and_keeps_a_server_out_o
     assert deduction_fix(deduction.cause, deduction.params).startswith("Answer initialize")
     supported = replace(audit.snapshot, protocol_version="2024-11-05")
     assert score_server(supported, (), None).grade == "A"
+
+
+def test_a_critical_security_finding_caps_the_overall_score_in_the_f_band() -> None:
+    snap = snapshot(["add"], title="T", instructions="Adds numbers for the user, precisely.")
+    honest = score_server(snap, [], None)
+    poisoned = score_server(
+        snap, [finding("security.model_instruction", Severity.CRITICAL, "add")], None
+    )
+    assert honest.overall is not None and honest.overall > 39
+    security = next(d for d in poisoned.dimensions if d.key == "security")
+    assert security.score == 5.0
+    assert poisoned.overall == 39 and poisoned.grade == "F"
+    error_only = score_server(snap, [finding("security.homoglyph", Severity.ERROR, "add")], None)
+    assert error_only.overall is not None and error_only.overall > 39  # only critical caps

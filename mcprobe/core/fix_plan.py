@@ -163,7 +163,7 @@ def plan_fixes(report: ConformanceReport) -> FixPlanOut:
     covered: set[str] = set()
     for dimension in report.dimensions:
         for deduction in dimension.deductions:
-            if deduction.cases or deduction.cause == "lintFindings":
+            if deduction.cases or deduction.cause in ("lintFindings", "securityFinding"):
                 continue  # fixed by the behavioural groups / the lint fixes below
             fix = deduction_fix(deduction.cause, deduction.params.items())
             (metadata if dimension.key == "metadata" else other).append(fix)
@@ -176,6 +176,8 @@ def plan_fixes(report: ConformanceReport) -> FixPlanOut:
         covered.add("errorHandling")
     if report.findings:
         covered.add("schemaQuality")
+    if any(f.code.startswith("security.") for f in report.findings):
+        covered.add("security")  # each security finding's own hint is a lint fix
     return FixPlanOut(
         lint=lint_fixes(report.findings),
         metadata=list(dict.fromkeys(metadata)),

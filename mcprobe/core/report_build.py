@@ -274,16 +274,33 @@ def build_report(
     return derive_verdicts(report)
 
 
+SERVER_LABEL = "(server)"  # where a server-wide critical security finding is listed
+
+
+def security_critical(findings: Iterable[FindingOut]) -> list[CriticalOut]:
+    """One critical item per tool with critical ``security.*`` findings (``cases``: the codes),
+    in order of first appearance; server-wide ones under ``(server)``."""
+    by_tool: dict[str, list[str]] = {}
+    for f in findings:
+        if f.severity == "critical" and f.code.startswith("security."):
+            codes = by_tool.setdefault(f.location.tool or SERVER_LABEL, [])
+            if f.code not in codes:
+                codes.append(f.code)
+    return [CriticalOut(kind="securityCritical", tool=t, cases=c) for t, c in by_tool.items()]
+
+
 def derive_verdicts(report: ConformanceReport) -> ConformanceReport:
     """``report`` with its critical verdicts, critical lines and fix plan (re)computed from its
     own data. Without fuzz (no coverage) nothing is critical."""
-    problems: list[CriticalOut] = []
-    lines: list[str] = []
+    # Critical security findings lead the callout, fuzz or not (SPEC §6).
+    problems: list[CriticalOut] = security_critical(report.findings)
+    lines: list[str] = [critical_line(item) for item in problems]
     if report.coverage is not None:
-        problems = critical_problems(
+        behaviour = critical_problems(
             report.fuzz, report.unknown_tool_probe, crashed_by=report.crashed_by
         )
-        lines = [critical_line(item) for item in problems]
+        problems += behaviour
+        lines += [critical_line(item) for item in behaviour]
         if report.crashed_by is not None:
             not_run = report.fuzz_summary.not_run if report.fuzz_summary else 0
             lines.append(death_line(report.crashed_by, not_run))

@@ -57,6 +57,7 @@ from mcprobe.core.model import (
     Severity,
 )
 from mcprobe.core.result_shape import version_problem
+from mcprobe.core.security_score import security_cap, security_score
 from mcprobe.core.verdicts import (
     LISTED_EXAMPLES,
     MIN_INSTRUCTIONS,
@@ -86,6 +87,7 @@ DIMENSION_NAMES = {
     "schemaQuality": "Schema Quality",
     "errorHandling": "Error Handling",
     "liveness": "Liveness & Performance",
+    "security": "Security",
 }
 
 SEVERITY_WEIGHTS = {Severity.ERROR: 1.0, Severity.WARNING: 0.5, Severity.INFO: 0.25}
@@ -469,6 +471,21 @@ def liveness_dimension(fuzz: FuzzRun | None) -> Dimension:
 # --------------------------------------------------------------------------- overall
 
 
+def security_dimension(findings: Sequence[Finding]) -> Dimension:
+    """Always measured: 10 minus the documented deduction of each ``security.*`` finding
+    (critical 5, error 2, warning 1, info 0.25); see ``core/security_score.py``."""
+    score, deductions = security_score(findings)
+    if not deductions:
+        return _dimension("security", score, ["no security findings"])
+    reasons = [
+        f"10 − {_fmt(sum(d.amount for d in deductions))} = {_fmt(round_half_up(score, 1))} "
+        "(per security finding: critical 5, error 2, warning 1, info 0.25; a critical one also "
+        "caps the overall score at 39, grade F)",
+        *(deduction_reason(d) + (f" ({d.tools[0]})" if d.tools else "") for d in deductions),
+    ]
+    return _dimension("security", score, reasons, deductions)
+
+
 @dataclass(frozen=True)
 class ScoreInputs:
     """Everything a dimension may be scored from."""
@@ -505,6 +522,12 @@ DIMENSIONS: tuple[DimensionSpec, ...] = (
         lambda i: error_handling_dimension(i.fuzz),
     ),
     DimensionSpec("liveness", DIMENSION_NAMES["liveness"], lambda i: liveness_dimension(i.fuzz)),
+    DimensionSpec(
+        "security",
+        DIMENSION_NAMES["security"],
+        lambda i: security_dimension(i.findings),
+        cap=security_cap,
+    ),
 )
 
 

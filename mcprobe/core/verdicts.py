@@ -57,6 +57,7 @@ METADATA = "metadata"
 SCHEMA_QUALITY = "schemaQuality"
 ERROR_HANDLING = "errorHandling"
 LIVENESS = "liveness"
+SECURITY = "security"
 
 
 @dataclass(frozen=True)
@@ -342,6 +343,26 @@ VERDICTS: tuple[VerdictKind, ...] = (
         # the findings' own hints, one item per lint code.
         fix="Fix the lint findings listed under Findings.",
         dimensions=frozenset({SCHEMA_QUALITY}),
+    ),
+)
+VERDICTS = (
+    VerdictKind(
+        key="securityCritical",
+        title="Critical security finding",
+        severity=Severity.CRITICAL,
+        critical=True,
+        problem="has a critical security finding",
+        fix="Fix the critical security findings listed under Findings (see docs/checks.md).",
+    ),
+    *VERDICTS,
+    VerdictKind(
+        key="securityFinding",
+        title="Security finding",
+        # One deduction per security.* finding (core/security_score.py); the fixes are the
+        # findings' own hints.
+        reason="{severity} {code}",
+        fix="Fix the security findings listed under Findings.",
+        dimensions=frozenset({SECURITY}),
     ),
 )
 VERDICTS_BY_KEY = {kind.key: kind for kind in VERDICTS}

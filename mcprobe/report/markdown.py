@@ -480,7 +480,8 @@ def render_markdown(report: ConformanceReport) -> str:
     """The Markdown report. Reads only ``report`` (works on a report loaded from JSON)."""
     findings = sort_findings(report.findings)
     sections = [_header(report), _coverage(report)]
-    if report.coverage is not None:
+    security = any(p.kind == "securityCritical" for p in report.critical_problems)
+    if report.coverage is not None or security:
         sections.append(["## Critical behavior", "", *_critical(report)])
     sections += [_dimensions(report), _findings(findings)]
     if report.coverage is not None:

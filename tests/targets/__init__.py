@@ -5,3 +5,4 @@ from pathlib import Path
 TARGETS_DIR = Path(__file__).resolve().parent
 RAWSERVER = TARGETS_DIR / "rawserver.py"
 SDK_SERVER = TARGETS_DIR / "sdk_server.py"
+POISONED = TARGETS_DIR / "poisoned.py"

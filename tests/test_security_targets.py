@@ -1,0 +1,69 @@
+"""Security audit of real target processes over stdio: mcprobe's own poisoned server gets every
+static security finding, a Security dimension and grade F; its honest look-alikes get none."""
+
+from __future__ import annotations
+
+import sys
+
+import anyio
+import pytest
+
+from mcprobe.core.report_model import ConformanceReport
+from mcprobe.core.target_spec import TargetSpec
+from mcprobe.engine.audit import audit_spec
+from tests.targets import POISONED
+
+
+def _audit(mode: str) -> ConformanceReport:
+    spec = TargetSpec(
+        "stdio", command=sys.executable, args=(str(POISONED), mode), connect_timeout=10.0
+    )
+
+    async def run() -> ConformanceReport:
+        with anyio.fail_after(60):
+            return await audit_spec(spec, fuzz=False)
+
+    return anyio.run(run)
+
+
+@pytest.fixture(scope="module")
+def poisoned() -> ConformanceReport:
+    return _audit("poisoned")
+
+
+def test_every_poisoning_behaviour_is_found_with_its_evidence(poisoned: ConformanceReport) -> None:
+    found = {(f.code, f.location.tool) for f in poisoned.findings if f.code.startswith("security.")}
+    assert {
+        ("security.hidden_characters", "add"),
+        ("security.model_instruction", "add"),
+        ("security.exfiltration", "add"),
+        ("security.param_contradiction", "add"),
+        ("security.shadowing", "daily_quote"),
+        ("security.model_instruction", "daily_quote"),
+        ("security.exfiltration", "summarize"),
+        ("security.environment_exposure", "debug_env"),
+        ("security.misleading_annotation", "run_command"),
+    } <= found
+    hidden = next(f for f in poisoned.findings if f.code == "security.hidden_characters")
+    assert "⟨U+200B ×35⟩" in hidden.message
+
+
+def test_a_poisoned_server_scores_f_with_security_leading_the_critical_callout(
+    poisoned: ConformanceReport,
+) -> None:
+    assert poisoned.overall is not None and poisoned.overall <= 39
+    assert poisoned.grade == "F"
+    security = next(d for d in poisoned.dimensions if d.key == "security")
+    assert security.score == 0
+    assert poisoned.critical_problems[0].kind == "securityCritical"
+    assert poisoned.markdown is not None and "## Critical behavior" in poisoned.markdown
+    assert "has a critical security finding" in poisoned.markdown
+
+
+def test_honest_look_alikes_produce_no_security_finding_and_a_full_security_score() -> None:
+    honest = _audit("honest")
+    assert [f.code for f in honest.findings if f.code.startswith("security.")] == []
+    security = next(d for d in honest.dimensions if d.key == "security")
+    assert security.score == 10
+    assert honest.grade != "F"
+    assert honest.critical_problems == []
