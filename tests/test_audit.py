@@ -38,7 +38,7 @@ async def test_lint_only_audit_has_findings_markdown_and_no_fuzz_section() -> No
     assert report.connection_id == "c4"
     assert report.markdown == render_markdown(report.model_copy(update={"markdown": None}))
     measured = {d.key for d in report.dimensions if d.measured}
-    assert measured == {"metadata", "schemaQuality"}
+    assert measured == {"metadata", "schemaQuality", "security"}
 
 
 async def test_session_findings_join_the_lint_findings_once() -> None:
@@ -62,6 +62,7 @@ async def test_fuzzing_audit_scores_behaviour_and_names_critical_tools() -> None
         "schemaQuality",
         "errorHandling",
         "liveness",
+        "security",
     }
     sloppy = [r for r in report.fuzz if r.name == "sloppy" and r.malformed]
     assert sloppy and all(r.silently_accepted for r in sloppy)

@@ -35,6 +35,7 @@ def test_every_critical_verdict_has_the_phrase_the_critical_list_needs() -> None
         "unknownToolAccepted",
         "outputSchemaViolation",
         "emptySuccess",
+        "securityCritical",
     } == CRITICAL_KEYS
     assert all(verdict(key).problem for key in CRITICAL_KEYS)
 
