@@ -248,29 +248,6 @@ def render_report(
 
     ``sarif_artifact`` (SARIF only) is the file every result points at; GitHub code scanning
     needs one (see ``mcprobe.report.sarif``)."""
-    if format not in ("md", "json", "sarif", "junit", "html"):
-        from mcprobe.core.errors import UsageError
+    from mcprobe.report.formats import render
 
-        raise UsageError(
-            f"unknown report format {format!r}: expected md, json, sarif, junit or html"
-        )
-    if format == "html":
-        from mcprobe.report.html import render_html
-
-        return render_html(report)
-    if format == "json":
-        from mcprobe.report.json_report import render_json
-
-        return render_json(report)
-    if format == "sarif":
-        from mcprobe.report.sarif import render_sarif
-
-        return render_sarif(report, artifact_uri=sarif_artifact)
-    if format == "junit":
-        from mcprobe.report.junit import render_junit
-
-        return render_junit(report)
-    from mcprobe.report.markdown import render_markdown
-
-    text = render_markdown(report)
-    return text if text.endswith("\n") else text + "\n"
+    return render(report, format, sarif_artifact=sarif_artifact)

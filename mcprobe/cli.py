@@ -58,6 +58,8 @@ from mcprobe import (
     termination,
 )
 from mcprobe.core.errors import UsageError as _LibraryUsageError
+from mcprobe.report.formats import FORMAT_NAMES
+from mcprobe.report.formats import output_format as output_format_named
 
 if TYPE_CHECKING:
     from mcprobe.core.baseline import BaselineReport
@@ -76,7 +78,6 @@ EXIT_INTERRUPTED = 130
 EXIT_HANGUP = 128 + signal.SIGHUP  # 129
 EXIT_TERMINATED = 128 + signal.SIGTERM  # 143
 
-FORMATS = ("md", "json", "sarif", "junit", "html")
 TOKEN_ENV = "MCPROBE_TARGET_TOKEN"
 DEFAULT_MAX_TOOLS = 50
 DEBUG_ENV = "MCPROBE_DEBUG"
@@ -245,7 +246,7 @@ def _audit_parser(out: TextIO) -> _Parser:
     p.add_argument("--json", action="store_true", help="same as --format json")
     p.add_argument(
         "--format",
-        choices=FORMATS,
+        choices=FORMAT_NAMES,
         help="report format (default md; on a terminal without --output: a short summary)",
     )
     p.add_argument("--output", metavar="FILE", help="write the report here instead of stdout")
@@ -389,7 +390,10 @@ def _check_audit_args(argv: Sequence[str], out: TextIO) -> _AuditArgs:
     output_format = ns.format or ("json" if ns.json else "md")
     if ns.json and output_format != "json":
         raise UsageError(f"--json contradicts --format {ns.format}")
-    if ns.sarif_artifact is not None and output_format != "sarif":
+    if (
+        ns.sarif_artifact is not None
+        and "sarif_artifact" not in output_format_named(output_format).options
+    ):
         raise UsageError("--sarif-artifact only applies to --format sarif")
     fuzz = ns.fuzz or ns.fuzz_writes or ns.fuzz_destructive
     if ns.fail_on_critical and not fuzz:

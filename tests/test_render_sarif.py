@@ -9,7 +9,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from mcprobe.core.lint.rules import LINT_RULES
+from mcprobe.core.lint.registry import LINT_RULES
 from mcprobe.report.sarif import BEHAVIOUR_RULES, render_sarif
 from tests.report_samples import clean_report, sample_report
 

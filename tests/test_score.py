@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -552,3 +553,37 @@ def test_a_critical_security_finding_caps_the_overall_score_in_the_f_band() -> N
     assert poisoned.overall == 39 and poisoned.grade == "F"
     error_only = score_server(snap, [finding("security.homoglyph", Severity.ERROR, "add")], None)
     assert error_only.overall is not None and error_only.overall > 39  # only critical caps
+
+
+@pytest.mark.parametrize(
+    ("cause", "changes"),
+    [
+        ("noServerName", {"name": None}),
+        ("noServerVersion", {"version": None}),
+        ("noServerTitle", {"title": None}),
+        ("noInstructions", {"instructions": None}),
+        ("shortInstructions", {"instructions": "Hi."}),
+        ("capabilityNotServed", {"capabilities": {"tools": {}, "prompts": {}}, "prompts_count": 0}),
+        ("toolsNotAdvertised", {"capabilities": {}}),
+    ],
+)
+def test_each_metadata_verdict_is_deducted_exactly_when_its_shortcoming_is_there(
+    cause: str, changes: dict[str, Any]
+) -> None:
+    clean = score_server(snapshot(1), [], None).dimensions[0]
+    assert cause not in {d.cause for d in clean.deductions}
+    flawed = score_server(snapshot(1, **changes), [], None).dimensions[0]
+    assert cause in {d.cause for d in flawed.deductions}
+
+
+def test_slow_valid_calls_and_lint_findings_are_deductions_of_their_own_verdicts() -> None:
+    slow = score_server(snapshot(1), [], run([case("t0", "valid", Outcome.OK, latency=450)]))
+    assert [d.cause for d in slow.dimensions[3].deductions] == ["slowValidCalls"]
+    fast = score_server(snapshot(1), [], run([case("t0", "valid", Outcome.OK, latency=50)]))
+    assert fast.dimensions[3].deductions == ()
+    lint = [Finding("param.untyped", Severity.WARNING, "m", Location("t0", "a"), "h")]
+    (deduction,) = score_server(snapshot(1), lint, None).dimensions[1].deductions
+    assert (deduction.cause, deduction.tools) == ("lintFindings", ("t0",))
+    lost = 10 - (score_server(snapshot(1), lint, None).dimensions[1].score or 0.0)
+    assert deduction.amount == pytest.approx(lost, abs=0.05)
+    assert score_server(snapshot(1), [], None).dimensions[1].deductions == ()

@@ -497,7 +497,7 @@ async def test_streamable_http_target_is_listed_and_called_raw() -> None:
             serve(build_server().streamable_http_app()) as base,
             open_target(http_spec(f"{base}/mcp")) as target,
         ):
-            assert target.transport == "streamable"
+            assert target.transport == "http"
             assert target.snapshot.name == "sdk-target"
             call = await target.call_tool("add", {"a": 1, "b": 2})
     assert call.kind is RawKind.RESULT

@@ -16,6 +16,51 @@ from urllib.parse import parse_qsl, urlsplit
 from mcprobe.core.report_model import TargetOut
 
 Transport = Literal["stdio", "http", "sse"]
+Wire = Literal["stdio", "http", "sse"]  # one protocol on the wire (``http`` = Streamable HTTP)
+
+
+@dataclass(frozen=True)
+class TransportKind:
+    """One transport a target can be reached by: its ``name`` (as ``TargetSpec.transport``, the
+    report's ``target.transport`` and docs/cli.md spell it), what it is, the spec fields it needs
+    and may use, and the wire protocols tried in order (``http`` falls back to legacy SSE). The
+    target layer opens each wire protocol (``target.connection._OPENERS``).
+
+    To add a transport: a record here (and its name in ``Transport``/``Wire``), an opener module
+    in ``mcprobe/target/transports/`` and its entry in ``_OPENERS``, a line in docs/cli.md, and a
+    test against a real server."""
+
+    name: Transport
+    summary: str
+    needs: str  # the one field it cannot do without
+    fields: frozenset[str]  # the TargetSpec fields it uses (others must be left empty)
+    attempts: tuple[Wire, ...]
+
+
+TRANSPORTS: tuple[TransportKind, ...] = (
+    TransportKind(
+        "stdio",
+        "a local process speaking newline-delimited JSON-RPC on stdin/stdout",
+        "command",
+        frozenset({"command", "args", "env", "cwd"}),
+        ("stdio",),
+    ),
+    TransportKind(
+        "http",
+        "Streamable HTTP, falling back to the legacy HTTP+SSE transport",
+        "url",
+        frozenset({"url", "headers", "bearer"}),
+        ("http", "sse"),
+    ),
+    TransportKind(
+        "sse",
+        "the legacy HTTP+SSE transport only",
+        "url",
+        frozenset({"url", "headers", "bearer"}),
+        ("sse",),
+    ),
+)
+TRANSPORTS_BY_NAME = {kind.name: kind for kind in TRANSPORTS}
 
 DEFAULT_CALL_TIMEOUT = 30.0
 DEFAULT_CONNECT_TIMEOUT = 30.0

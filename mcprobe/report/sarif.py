@@ -78,7 +78,7 @@ def excerpt(text: str) -> str:
 
 
 def _lint_rules(report: ConformanceReport) -> list[dict[str, Any]]:
-    from mcprobe.core.lint.rules import LINT_RULES
+    from mcprobe.core.lint.registry import LINT_RULES
 
     rules: list[dict[str, Any]] = []
     for code, rule in LINT_RULES.items():

@@ -17,7 +17,7 @@ import logging
 import math
 import subprocess
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal
@@ -44,7 +44,7 @@ from mcprobe.core.model import (
     Severity,
 )
 from mcprobe.core.result_shape import version_problem
-from mcprobe.core.target_spec import TargetSpec, scrub
+from mcprobe.core.target_spec import TRANSPORTS_BY_NAME, TargetSpec, Wire, scrub
 from mcprobe.core.version import __version__
 from mcprobe.target.raw_session import RawSession, RequestFailed, open_raw_session
 from mcprobe.target.transports.http import HttpKind, HttpLog, open_http, status_phrase
@@ -84,7 +84,7 @@ class _Attempt:
     """What one connection attempt learned, for error messages."""
 
     spec: TargetSpec
-    kind: Literal["stdio", "streamable", "sse"]
+    kind: Wire
     budget: float
     phase: Phase = "start"
     process: StdioProcess | None = None
@@ -138,7 +138,7 @@ class _Attempt:
             challenge = f" (WWW-Authenticate: {scheme} …)" if scheme else ""
             hint = "; check the bearer token or headers" if failure.status == 401 else ""
             return self.fail(f"{text}{challenge}: authentication failed{hint}")
-        fallback = self.kind == "streamable" and self.http.rejects_streamable()
+        fallback = self.kind == "http" and self.http.rejects_streamable()
         return self.fail(text, fallback=fallback)
 
     def timed_out(self) -> ConnectFailed:
@@ -184,7 +184,7 @@ class TargetConnection:
         snapshot: ServerSnapshot,
         process: StdioProcess | None,
         *,
-        transport: Literal["stdio", "streamable", "sse"],
+        transport: Wire,
         deadline: float | None,
         close_requested: anyio.Event | None = None,
         http_log: HttpLog | None = None,
@@ -544,30 +544,34 @@ async def _initialize_failed(attempt: _Attempt, failure: RequestFailed) -> Conne
 # --------------------------------------------------------------------------- opening
 
 
+_Streams = tuple[ReadStream[SessionMessage | Exception], WriteStream[SessionMessage]]
+
+
 @asynccontextmanager
-async def _wire(
-    attempt: _Attempt, max_message_bytes: int
-) -> AsyncIterator[tuple[ReadStream[SessionMessage | Exception], WriteStream[SessionMessage]]]:
+async def _open_stdio_wire(attempt: _Attempt, max_message_bytes: int) -> AsyncIterator[_Streams]:
     spec = attempt.spec
-    if attempt.kind == "stdio":
-        if not spec.command:
-            raise attempt.fail("a stdio target needs a command")
-        async with open_stdio(
-            spec.command,
-            spec.args,
-            env=spec.env,
-            cwd=spec.cwd,
-            secrets=attempt.secrets,
-            max_message_bytes=max_message_bytes,
-            stderr_tail_bytes=DEFAULT_STDERR_TAIL_BYTES,
-            started=attempt.started,
-        ) as (process, read, write):
-            attempt.process = process
-            yield read, write
-        return
+    if not spec.command:
+        raise attempt.fail("a stdio target needs a command")
+    async with open_stdio(
+        spec.command,
+        spec.args,
+        env=spec.env,
+        cwd=spec.cwd,
+        secrets=attempt.secrets,
+        max_message_bytes=max_message_bytes,
+        stderr_tail_bytes=DEFAULT_STDERR_TAIL_BYTES,
+        started=attempt.started,
+    ) as (process, read, write):
+        attempt.process = process
+        yield read, write
+
+
+@asynccontextmanager
+async def _open_http_wire(attempt: _Attempt, max_message_bytes: int) -> AsyncIterator[_Streams]:
+    spec = attempt.spec
     if not spec.url:
         raise attempt.fail("an HTTP target needs a url")
-    kind: HttpKind = "streamable" if attempt.kind == "streamable" else "sse"
+    kind: HttpKind = "http" if attempt.kind == "http" else "sse"
     async with open_http(
         kind,
         spec.url,
@@ -578,6 +582,18 @@ async def _wire(
         max_response_bytes=max_message_bytes,
     ) as (read, write):
         yield read, write
+
+
+# One opener per wire protocol of ``core.target_spec.TRANSPORTS`` (a test keeps them in step).
+_OPENERS: dict[str, Callable[[_Attempt, int], AbstractAsyncContextManager[_Streams]]] = {
+    "stdio": _open_stdio_wire,
+    "http": _open_http_wire,
+    "sse": _open_http_wire,
+}
+
+
+def _wire(attempt: _Attempt, max_message_bytes: int) -> AbstractAsyncContextManager[_Streams]:
+    return _OPENERS[attempt.kind](attempt, max_message_bytes)
 
 
 async def _own_connection(
@@ -730,13 +746,7 @@ async def open_target(
     if deadline is not None:
         budget = max(0.0, min(budget, deadline - anyio.current_time()))
     connect_deadline = anyio.current_time() + budget
-    kinds: list[Literal["stdio", "streamable", "sse"]]
-    if spec.transport == "stdio":
-        kinds = ["stdio"]
-    elif spec.transport == "http":
-        kinds = ["streamable", "sse"]
-    else:
-        kinds = ["sse"]
+    kinds = list(TRANSPORTS_BY_NAME[spec.transport].attempts)
     try:
         async with AsyncExitStack() as stack:
             connection = await _connect(
@@ -759,7 +769,7 @@ async def open_target(
 async def _connect(
     stack: AsyncExitStack,
     spec: TargetSpec,
-    kinds: list[Literal["stdio", "streamable", "sse"]],
+    kinds: list[Wire],
     budget: float,
     connect_deadline: float,
     deadline: float | None,

@@ -70,26 +70,22 @@ with a reason. Generator caps for hostile schemas (huge lengths, cycles) live in
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import jsonschema
 from referencing import Registry
 
+from mcprobe.core.cases.kinds import CORE_KINDS, FIELD_KINDS, REMOVE, FieldSite
 from mcprobe.core.cases.values import (
-    MAX_ITEMS,
-    MAX_STRING_LENGTH,
     Unsatisfiable,
     ValueSynthesizer,
     copy_json,
-    numeric_bound,
     property_schema,
-    safe_search,
 )
 from mcprobe.core.model import JSON, Case, CaseKind, DroppedCase, ToolCases
 from mcprobe.core.schema_dialect import schema_problems, validator_class_for
-from mcprobe.core.schema_view import SchemaTooDeep, allowed_types, flatten, is_number, json_type
+from mcprobe.core.schema_view import SchemaTooDeep, allowed_types, flatten
 
 __all__ = ["EXTRA_GARBAGE_KEY", "MAX_CASES", "MAX_FIELDS", "MAX_FIELD_DEPTH", "generate_cases"]
 
@@ -100,31 +96,13 @@ MAX_FIELD_DEPTH = 3
 
 NO_SCHEMA_NOTE = 'no inputSchema: treated as {"type": "object"}, so the valid case is {}'
 
-_CORE_KINDS = (
-    CaseKind.VALID,
-    CaseKind.MISSING_REQUIRED,
-    CaseKind.WRONG_TYPE,
-    CaseKind.OUT_OF_ENUM,
-    CaseKind.EXTRA_GARBAGE,
-    CaseKind.NON_OBJECT_ARGUMENTS,
-)
-_WRONG_TYPE_VALUES: tuple[tuple[str, JSON], ...] = (
-    ("string", "mcprobe-wrong-type"),
-    ("integer", 12345),
-    ("number", 1.5),
-    ("boolean", True),
-    ("array", ["mcprobe-wrong-type"]),
-    ("object", {"mcprobe": "wrong-type"}),
-)
 _VALIDATES = "the arguments validate against the input schema, so they are not malformed"
-_NOT_IN_ENUM = "mcprobe-not-in-enum"
-_PATTERN_MISS_CHARS = ("!", " ", "0", "a", "Z", "-", "é")
 
 # Configured like ``schema_dialect.instance_errors``: formats asserted, no remote ``$ref``.
 _FORMAT_CHECKER = jsonschema.FormatChecker()
 _OFFLINE_REGISTRY: Registry[Any] = Registry()
 
-_REMOVE: Any = object()  # marker: delete the key instead of setting it
+_REMOVE: Any = REMOVE  # marker: delete the key instead of setting it
 _NOTHING: Any = object()  # marker: no value yet
 
 ErrorKey = tuple[str, str, str]  # (instance path, schema path, message)
@@ -441,8 +419,8 @@ class _Builder:
     def _apply_cap(self) -> list[Case]:
         if len(self.cases) <= MAX_CASES:
             return self.cases
-        core = [i for i, c in enumerate(self.cases) if c.kind in _CORE_KINDS]
-        rest = [i for i, c in enumerate(self.cases) if c.kind not in _CORE_KINDS]
+        core = [i for i, c in enumerate(self.cases) if c.kind in CORE_KINDS]
+        rest = [i for i, c in enumerate(self.cases) if c.kind not in CORE_KINDS]
         keep = set((core + rest)[:MAX_CASES])
         for i, case in enumerate(self.cases):
             if i not in keep:
@@ -564,90 +542,21 @@ class _Builder:
             allowed = allowed_types(self.root, sub)
         except SchemaTooDeep:
             return
-        current = _get(base, path)
-        planned: list[tuple[CaseKind, JSON]] = []
-        if required:
-            planned.append((CaseKind.MISSING_REQUIRED, _REMOVE))
-        if allowed is None:
-            self._drop(f"wrong_type:{dotted}", "the schema accepts every JSON type here")
-        else:
-            wrong = next((v for t, v in _WRONG_TYPE_VALUES if t not in allowed), _REMOVE)
-            if wrong is not _REMOVE:
-                planned.append((CaseKind.WRONG_TYPE, wrong))
-        values = view.get("enum") if isinstance(view.get("enum"), list) else None
-        if "const" in view:
-            values = [view["const"]]
-        if values is not None:
-            planned.append((CaseKind.OUT_OF_ENUM, _outside(values)))
-        numeric = allowed is None or "integer" in allowed
-        integer_only = allowed is not None and "number" not in allowed
-        if numeric:
-            for kind, low in ((CaseKind.BELOW_MINIMUM, True), (CaseKind.ABOVE_MAXIMUM, False)):
-                beyond = _beyond(view, low, integer_only)
-                if beyond is not None:
-                    planned.append((kind, beyond))
-        planned += self._size_cases(dotted, view, allowed, current, sub)
-        pattern = view.get("pattern")
-        if isinstance(pattern, str) and (allowed is None or "string" in allowed):
-            miss = _pattern_miss(pattern, view)
-            if miss is None:
-                self._drop(
-                    f"pattern_mismatch:{dotted}", "no simple string falls outside the pattern"
-                )
-            else:
-                planned.append((CaseKind.PATTERN_MISMATCH, miss))
-        if allowed is not None and "null" not in allowed and view.get("nullable") is not True:
-            planned.append((CaseKind.NULL_VALUE, None))
+        site = FieldSite(
+            dotted=dotted,
+            view=view,
+            allowed=allowed,
+            current=_get(base, path),
+            sub=sub,
+            required=required,
+            synth=self.synth,
+            drop=self._drop,
+        )
+        # Every field-level kind of the registry, in its order (``kinds.CASE_KINDS``).
+        planned = [pair for spec in FIELD_KINDS if spec.field for pair in spec.field(site)]
         for kind, value in planned:
             arguments = _with(base, path, value)
             self._emit(kind, f"{kind.value}:{dotted}", arguments, base_errors, path)
-
-    def _size_cases(
-        self,
-        dotted: str,
-        view: dict[str, Any],
-        allowed: frozenset[str] | None,
-        current: JSON,
-        sub: JSON,
-    ) -> list[tuple[CaseKind, JSON]]:
-        out: list[tuple[CaseKind, JSON]] = []
-        lengths = _length_limits(view, "minLength", "maxLength")
-        sizes = _length_limits(view, "minItems", "maxItems")
-        if (allowed is None or "string" in allowed) and lengths != (0, None):
-            low, high = lengths
-            text = current if isinstance(current, str) else "a" * min(low, MAX_STRING_LENGTH)
-            if low > MAX_STRING_LENGTH:
-                self._drop(f"too_short:{dotted}", f"minLength {low} is beyond the generator cap")
-            elif low > 0:
-                out.append((CaseKind.TOO_SHORT, text[: low - 1]))
-            if high is not None and high + 1 > MAX_STRING_LENGTH:
-                self._drop(f"too_long:{dotted}", f"maxLength {high} is beyond the generator cap")
-            elif high is not None:
-                out.append((CaseKind.TOO_LONG, text + (text[-1:] or "a") * (high + 1 - len(text))))
-        elif (allowed is None or "array" in allowed) and sizes != (0, None):
-            low, high = sizes
-            items = current if isinstance(current, list) else None
-            if items is None:
-                try:
-                    made = self.synth.value_for(sub, 1, only="array")
-                except Unsatisfiable:
-                    return out
-                items = made if isinstance(made, list) else []
-            if 0 < low <= len(items) + 1:
-                out.append((CaseKind.TOO_SHORT, items[: low - 1]))
-            if high is not None and high + 1 > MAX_ITEMS:
-                self._drop(f"too_long:{dotted}", f"maxItems {high} is beyond the generator cap")
-            elif high is not None:
-                filler = items[-1] if items else self._one_item(view)
-                if filler is not _REMOVE:
-                    out.append((CaseKind.TOO_LONG, items + [filler] * (high + 1 - len(items))))
-        return out
-
-    def _one_item(self, view: dict[str, Any]) -> JSON:
-        try:
-            return self.synth.value_for(view.get("items", True), 1)
-        except Unsatisfiable:
-            return _REMOVE
 
 
 # --------------------------------------------------------------------------- value helpers
@@ -676,55 +585,3 @@ def _with(args: JSON, path: tuple[str, ...], value: JSON) -> JSON:
     else:
         out[head] = value
     return out
-
-
-def _outside(values: list[JSON]) -> JSON:
-    """A value of the enum's own type that the enum does not contain."""
-    kinds = {json_type(v) for v in values}
-    if kinds <= {"integer", "number"}:
-        return math.floor(max(values)) + 1
-    if kinds == {"boolean"}:
-        missing = [b for b in (False, True) if not any(v is b for v in values)]
-        if missing:
-            return missing[0]
-    candidate, n = _NOT_IN_ENUM, 1
-    while any(isinstance(v, str) and v == candidate for v in values):
-        n += 1
-        candidate = f"{_NOT_IN_ENUM}-{n}"
-    return candidate
-
-
-def _beyond(view: dict[str, Any], low: bool, integer_only: bool) -> JSON:
-    """A number just outside the lower (``low``) or upper bound, or None when unbounded."""
-    bound, exclusive = numeric_bound(view, low)
-    if bound is None:
-        return None
-    if integer_only:
-        if low:
-            value = math.floor(bound) if exclusive else math.ceil(bound) - 1
-        else:
-            value = math.ceil(bound) if exclusive else math.floor(bound) + 1
-        return value
-    result = bound if exclusive else (bound - 1 if low else bound + 1)
-    return int(result) if result.is_integer() and abs(result) < 2**53 else result
-
-
-def _length_limits(view: dict[str, Any], low_key: str, high_key: str) -> tuple[int, int | None]:
-    low, high = view.get(low_key), view.get(high_key)
-    lo = int(low) if is_number(low) and low > 0 and float(low).is_integer() else 0
-    hi = int(high) if is_number(high) and high >= 0 and float(high).is_integer() else None
-    return lo, hi
-
-
-def _pattern_miss(pattern: str, view: dict[str, Any]) -> str | None:
-    """A short string that ``pattern`` does not match, honouring the length limits if it can."""
-    low, high = _length_limits(view, "minLength", "maxLength")
-    size = max(low, 1) if high is None else min(max(low, 1), high)
-    size = min(size, MAX_STRING_LENGTH)
-    for ch in _PATTERN_MISS_CHARS:
-        candidate = ch * size
-        if safe_search(pattern, candidate) is False:
-            return candidate
-    if safe_search(pattern, "") is False:
-        return ""
-    return None

@@ -6,9 +6,14 @@ pointers are RFC 6901 pointers into the *tool definition* as the target sent it
 for a missing description): it says where the fix goes.
 
 Input is raw JSON from the wire and may have any shape: the checks never raise. This module holds
-the code registry (``LINT_RULES``), the rules about a tool entry itself (``tool.*``) and the
-server-wide rules; the ``schema.*`` and ``param.*`` rules, the ordered rule lists and
-``lint_server`` live in ``mcprobe.core.lint.engine``.
+the ``LintRule`` record, the helpers every rule module uses, and the rules about a tool entry
+itself (``tool.*``) and the server-wide ones, each registered with its metadata in ``RULES`` at
+the bottom. The ``schema.*`` and ``param.*`` rules are in ``schema_rules``; ``registry`` puts all
+records together (``LINT_RULES``) and ``engine.lint_server`` runs them.
+
+To add a rule: write its check (``ToolRule`` or ``ServerRule`` signature) and one ``LintRule``
+record in the ``RULES`` of its module (a new module: add its ``RULES`` to ``registry``), a
+``### `code``` section in docs/checks.md, and a positive and a negative test.
 """
 
 from __future__ import annotations
@@ -16,7 +21,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any
 
 from mcprobe.core.model import Finding, Location, ServerSnapshot, Severity
@@ -24,160 +28,18 @@ from mcprobe.core.model import Finding, Location, ServerSnapshot, Severity
 
 @dataclass(frozen=True)
 class LintRule:
-    """A lint code as users see it: SARIF, JUnit and the docs read these."""
+    """One lint code, everything about it: SARIF, JUnit and the docs read the metadata, the
+    engine runs the checks. ``tool_check`` runs once per tool entry, ``server_check`` once per
+    server (a code may have both: ``tool.unusual_name`` is per name and across names)."""
 
     code: str
     severity: Severity
     title: str
     summary: str
+    tool_check: ToolRule | None = None
+    server_check: ServerRule | None = None
+    emitted_by: str | None = None  # no check here: the findings come from there (proofs)
 
-
-_C, _E, _W, _I = Severity.CRITICAL, Severity.ERROR, Severity.WARNING, Severity.INFO
-
-# SPEC §4 table order: the order of findings within one tool follows it.
-_RULES = (
-    LintRule(
-        "tool.malformed",
-        _E,
-        "Malformed tool",
-        "a tool entry is not an object or has no string name",
-    ),
-    LintRule(
-        "tool.missing_description", _E, "Missing tool description", "no description, or blank"
-    ),
-    LintRule(
-        "tool.thin_description",
-        _W,
-        "Thin tool description",
-        "description shorter than 12 characters",
-    ),
-    LintRule("tool.duplicate_name", _E, "Duplicate tool name", "two tools share a name"),
-    LintRule(
-        "tool.unusual_name",
-        _W,
-        "Unusual tool name",
-        "name breaks the MCP tool-name rules (SEP-986), or names mix styles",
-    ),
-    LintRule(
-        "tool.no_input_schema", _W, "No input schema", "inputSchema missing, not an object, or {}"
-    ),
-    LintRule("tool.no_annotations", _I, "No annotations", "no MCP annotations"),
-    LintRule("schema.invalid", _E, "Invalid schema", "not a valid JSON Schema in its own dialect"),
-    LintRule("schema.root_not_object", _W, "Root not an object", "root type is not object"),
-    LintRule(
-        "schema.no_required", _I, "No required array", "properties declared but no required array"
-    ),
-    LintRule(
-        "param.untyped",
-        _W,
-        "Untyped parameter",
-        "a property with no type/enum/const/oneOf/anyOf/allOf/$ref",
-    ),
-    LintRule(
-        "param.missing_description",
-        _W,
-        "Undescribed parameter",
-        "a property with no description (looked up through $ref)",
-    ),
-    LintRule("server.no_tools", _W, "No tools", "the server advertises tools but lists none"),
-    # Security (SPEC §5.2): static rules (core/lint/security_*.py), then the behavioural proofs
-    # (core/security_proofs.py); they score in the Security dimension, not in Schema Quality.
-    LintRule(
-        "security.hidden_characters",
-        _C,
-        "Hidden characters",
-        "zero-width, bidi, tag or other invisible characters, or blank padding hiding text",
-    ),
-    LintRule(
-        "security.homoglyph",
-        _E,
-        "Look-alike letters",
-        "a word mixing Latin letters with look-alikes from another script",
-    ),
-    LintRule(
-        "security.model_instruction",
-        _C,
-        "Instructions aimed at the model",
-        "<IMPORTANT>-style tags, 'ignore previous instructions', 'do not tell the user', ...",
-    ),
-    LintRule(
-        "security.shadowing",
-        _C,
-        "Tool shadowing",
-        "a description that tells the model how to use another tool (recipients, destinations)",
-    ),
-    LintRule(
-        "security.exfiltration",
-        _C,
-        "Exfiltration cue",
-        "asks for the conversation, credentials or secret files, or sends data to an address",
-    ),
-    LintRule(
-        "security.param_contradiction",
-        _E,
-        "Parameter wording contradicts its schema",
-        "an optional parameter whose description insists it is required",
-    ),
-    LintRule(
-        "security.misleading_annotation",
-        _E,
-        "Misleading annotations",
-        "a dangerous capability annotated read-only, non-destructive or closed-world",
-    ),
-    LintRule(
-        "security.unannotated_capability",
-        _W,
-        "Dangerous capability not annotated",
-        "command execution, deletion or URL fetch without the matching hint",
-    ),
-    LintRule(
-        "security.environment_exposure",
-        _E,
-        "Environment exposed",
-        "a tool that returns the server's environment variables or whole file system",
-    ),
-    LintRule(
-        "security.canary_leak",
-        _C,
-        "Environment leak proven",
-        "the canary value planted in the target's environment came back in an answer",
-    ),
-    LintRule(
-        "security.secret_echo",
-        _C,
-        "Secret echoed",
-        "a credential mcprobe was given (bearer, header, secret env) came back in an answer",
-    ),
-    LintRule(
-        "security.rug_pull",
-        _C,
-        "Rug pull",
-        "a tool definition changed during the session and the change adds security findings",
-    ),
-    LintRule(
-        "security.definition_changed",
-        _E,
-        "Tool definition changed",
-        "a tool was added, removed or redefined during the session",
-    ),
-    LintRule(
-        "security.undeclared_list_changed",
-        _W,
-        "Undeclared list_changed",
-        "notifications/tools/list_changed sent although the server declared listChanged: false",
-    ),
-)
-
-LINT_RULES: Mapping[str, LintRule] = MappingProxyType({rule.code: rule for rule in _RULES})
-"""Every lint code mcprobe emits: the twelve stable SPEC codes plus ``EXTRA_CODES``."""
-
-SECURITY_CODES: tuple[str, ...] = tuple(r.code for r in _RULES if r.code.startswith("security."))
-"""The ``security.*`` family (SPEC §5.2): scored in the Security dimension only."""
-
-EXTRA_CODES: tuple[str, ...] = ("tool.malformed", *SECURITY_CODES)
-"""Codes beyond SPEC §4's twelve."""
-
-RULE_RANK: Mapping[str, int] = MappingProxyType({rule.code: i for i, rule in enumerate(_RULES)})
 
 _QUOTE_LIMIT = 60
 
@@ -188,6 +50,10 @@ SEP_986_NAME = re.compile(r"[A-Za-z0-9._-]{1,128}")
 
 
 def finding(code: str, message: str, hint: str, location: Location) -> Finding:
+    """A finding of registered lint code ``code`` (its severity comes from the record)."""
+    # Imported here: the registry imports every rule module, this one included.
+    from mcprobe.core.lint.registry import LINT_RULES
+
     return Finding(code, LINT_RULES[code].severity, message, location, hint)
 
 
@@ -231,7 +97,10 @@ class ToolView:
 
 
 ToolRule = Callable[[ToolView], Iterator[Finding]]
-"""The one signature of a per-tool rule; ``engine.TOOL_RULES`` lists them in order."""
+"""The one signature of a per-tool rule."""
+
+ServerRule = Callable[[ServerSnapshot, list[ToolView]], Iterator[Finding]]
+"""The one signature of a server-wide rule: ``(snapshot, views) -> findings``."""
 
 
 def check_malformed(tool: ToolView) -> Iterator[Finding]:
@@ -356,7 +225,6 @@ def check_no_annotations(tool: ToolView) -> Iterator[Finding]:
 
 
 # --------------------------------------------------------------------------- server-wide rules
-# One signature too: ``(snapshot, views) -> findings``, listed in ``engine.SERVER_RULES``.
 
 
 def check_no_tools(snapshot: ServerSnapshot, views: list[ToolView]) -> Iterator[Finding]:
@@ -437,3 +305,72 @@ def check_mixed_styles(snapshot: ServerSnapshot, views: list[ToolView]) -> Itera
         f"Use one style ({main}, the most common here): rename {renames}{more}.",
         Location(),
     )
+
+
+# --------------------------------------------------------------------------- the records
+
+_E, _W, _I = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+# SPEC §4 table order (``registry`` keeps it): the order of findings within one tool follows it.
+TOOL_ENTRY_RULES: tuple[LintRule, ...] = (
+    LintRule(
+        "tool.malformed",
+        _E,
+        "Malformed tool",
+        "a tool entry is not an object or has no string name",
+        tool_check=check_malformed,
+    ),
+    LintRule(
+        "tool.missing_description",
+        _E,
+        "Missing tool description",
+        "no description, or blank",
+        tool_check=check_missing_description,
+    ),
+    LintRule(
+        "tool.thin_description",
+        _W,
+        "Thin tool description",
+        "description shorter than 12 characters",
+        tool_check=check_thin_description,
+    ),
+    LintRule(
+        "tool.duplicate_name",
+        _E,
+        "Duplicate tool name",
+        "two tools share a name",
+        server_check=check_duplicate_names,
+    ),
+    LintRule(
+        "tool.unusual_name",
+        _W,
+        "Unusual tool name",
+        "name breaks the MCP tool-name rules (SEP-986), or names mix styles",
+        tool_check=check_unusual_name,
+        server_check=check_mixed_styles,
+    ),
+    LintRule(
+        "tool.no_input_schema",
+        _W,
+        "No input schema",
+        "inputSchema missing, not an object, or {}",
+        tool_check=check_no_input_schema,
+    ),
+    LintRule(
+        "tool.no_annotations",
+        _I,
+        "No annotations",
+        "no MCP annotations",
+        tool_check=check_no_annotations,
+    ),
+)
+
+SERVER_WIDE_RULES: tuple[LintRule, ...] = (
+    LintRule(
+        "server.no_tools",
+        _W,
+        "No tools",
+        "the server advertises tools but lists none",
+        server_check=check_no_tools,
+    ),
+)

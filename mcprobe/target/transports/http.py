@@ -26,7 +26,7 @@ from mcprobe.target.wire_events import OversizeReply
 
 __all__ = ["HttpLog", "HttpStatus", "open_http", "status_phrase"]
 
-HttpKind = Literal["streamable", "sse"]
+HttpKind = Literal["http", "sse"]  # Streamable HTTP, or the legacy HTTP+SSE transport
 
 _SSE_READ_TIMEOUT = 300.0
 
@@ -109,7 +109,7 @@ async def open_http(
         transport.report = log.oversize
         return transport
 
-    if kind == "streamable":
+    if kind == "http":
         async with (
             httpx2.AsyncClient(
                 headers=all_headers,

@@ -1,0 +1,55 @@
+"""The lint rule registry: every ``LintRule`` record (code, severity, title, summary and its
+check functions), in SPEC §4 table order.
+
+Each rule module keeps its records next to its checks (``rules``: ``tool.*`` and ``server.*``;
+``schema_rules``: ``schema.*`` and ``param.*``); this module only puts them together, so a new
+rule module is one more entry in ``_MODULE_RULES``. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from mcprobe.core.lint import rules, schema_rules, security_rules
+from mcprobe.core.lint.rules import LintRule, ServerRule, ToolRule
+
+__all__ = [
+    "EXTRA_CODES",
+    "LINT_RULES",
+    "RULE_RANK",
+    "SECURITY_CODES",
+    "SERVER_RULES",
+    "TOOL_RULES",
+    "LintRule",
+]
+
+_MODULE_RULES: tuple[tuple[LintRule, ...], ...] = (
+    rules.TOOL_ENTRY_RULES,
+    schema_rules.RULES,
+    rules.SERVER_WIDE_RULES,
+    security_rules.RULES,  # SPEC §5.2: scored in the Security dimension only
+)
+_RULES = tuple(rule for group in _MODULE_RULES for rule in group)
+
+LINT_RULES: Mapping[str, LintRule] = MappingProxyType({rule.code: rule for rule in _RULES})
+"""Every lint code mcprobe emits: the twelve stable SPEC codes plus ``EXTRA_CODES``."""
+
+SECURITY_CODES: tuple[str, ...] = tuple(rule.code for rule in security_rules.RULES)
+"""The ``security.*`` family (SPEC §5.2): scored in the Security dimension only."""
+
+EXTRA_CODES: tuple[str, ...] = ("tool.malformed", *SECURITY_CODES)
+"""Codes beyond SPEC §4's twelve."""
+
+RULE_RANK: Mapping[str, int] = MappingProxyType({rule.code: i for i, rule in enumerate(_RULES)})
+
+TOOL_RULES: tuple[tuple[str, ToolRule], ...] = tuple(
+    (rule.code, rule.tool_check) for rule in _RULES if rule.tool_check is not None
+)
+"""Every per-tool check with its code, in rule order."""
+
+SERVER_RULES: tuple[tuple[str, ServerRule], ...] = tuple(
+    (rule.code, rule.server_check) for rule in _RULES if rule.server_check is not None
+)
+"""The server-wide checks, in rule order (``server.no_tools`` fires only when nothing is listed,
+so it never meets the name checks' findings)."""

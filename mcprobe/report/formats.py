@@ -1,0 +1,108 @@
+"""The output format registry: one ``OutputFormat`` per report format (its ``--format`` name,
+MIME type, file extension, the options it takes, and its renderer).
+
+The CLI's ``--format`` choices, the library's ``render_report(format=...)`` and anything else
+that renders a report read this table. Importing it is cheap: each renderer module is imported
+only when its format is rendered (the CLI checks its arguments before the heavy imports).
+
+To add a format: a renderer module in ``mcprobe/report/`` (``render_x(report) -> str``, pure),
+one ``OutputFormat`` in ``FORMATS``, its name in ``mcprobe.ReportFormat`` (a test keeps the two
+equal), a line in docs/cli.md and a golden or behaviour test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mcprobe.core.report_model import ConformanceReport
+
+__all__ = ["FORMATS", "FORMAT_NAMES", "OutputFormat", "output_format", "render"]
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    """Options some formats take (``OutputFormat.options`` names the ones each accepts)."""
+
+    sarif_artifact: str | None = None
+
+
+@dataclass(frozen=True)
+class OutputFormat:
+    name: str  # as ``--format`` and ``render_report(format=...)`` spell it
+    title: str
+    mime: str
+    extension: str
+    render: Callable[[ConformanceReport, RenderOptions], str]
+    options: frozenset[str] = frozenset()  # RenderOptions fields this format uses
+
+
+def _markdown(report: ConformanceReport, _: RenderOptions) -> str:
+    from mcprobe.report.markdown import render_markdown
+
+    text = render_markdown(report)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def _json(report: ConformanceReport, _: RenderOptions) -> str:
+    from mcprobe.report.json_report import render_json
+
+    return render_json(report)
+
+
+def _sarif(report: ConformanceReport, options: RenderOptions) -> str:
+    from mcprobe.report.sarif import render_sarif
+
+    return render_sarif(report, artifact_uri=options.sarif_artifact)
+
+
+def _junit(report: ConformanceReport, _: RenderOptions) -> str:
+    from mcprobe.report.junit import render_junit
+
+    return render_junit(report)
+
+
+def _html(report: ConformanceReport, _: RenderOptions) -> str:
+    from mcprobe.report.html import render_html
+
+    return render_html(report)
+
+
+FORMATS: tuple[OutputFormat, ...] = (
+    OutputFormat("md", "Markdown", "text/markdown", ".md", _markdown),
+    OutputFormat("json", "JSON", "application/json", ".json", _json),
+    OutputFormat(
+        "sarif",
+        "SARIF 2.1.0",
+        "application/sarif+json",
+        ".sarif",
+        _sarif,
+        options=frozenset({"sarif_artifact"}),
+    ),
+    OutputFormat("junit", "JUnit XML", "application/xml", ".xml", _junit),
+    OutputFormat("html", "HTML", "text/html", ".html", _html),
+)
+FORMAT_NAMES: tuple[str, ...] = tuple(f.name for f in FORMATS)
+_BY_NAME = {f.name: f for f in FORMATS}
+
+
+def _expected() -> str:
+    *first, last = FORMAT_NAMES
+    return f"{', '.join(first)} or {last}"
+
+
+def output_format(name: str) -> OutputFormat:
+    """The format called ``name``; a ``UsageError`` naming the known ones otherwise."""
+    found = _BY_NAME.get(name)
+    if found is None:
+        from mcprobe.core.errors import UsageError
+
+        raise UsageError(f"unknown report format {name!r}: expected {_expected()}")
+    return found
+
+
+def render(report: ConformanceReport, name: str, *, sarif_artifact: str | None = None) -> str:
+    """``report`` rendered in format ``name``."""
+    return output_format(name).render(report, RenderOptions(sarif_artifact=sarif_artifact))

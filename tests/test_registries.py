@@ -1,0 +1,163 @@
+"""Every registered extension point is documented and covered by a test.
+
+The registries: lint rules (``core/lint/registry.py``), case kinds (``core/cases/kinds.py``),
+verdicts (``core/verdicts.py``), output formats (``report/formats.py``) and transports
+(``core/target_spec.py`` with the openers of ``target/connection.py``). A new record that is not
+in docs/checks.md or docs/cli.md, or that no test names, fails here.
+"""
+
+from __future__ import annotations
+
+import re
+import typing
+from pathlib import Path
+
+import pytest
+
+import mcprobe
+from mcprobe.core.cases.kinds import CASE_KINDS, FIELD_KINDS
+from mcprobe.core.errors import UsageError
+from mcprobe.core.lint.registry import LINT_RULES, SERVER_RULES, TOOL_RULES
+from mcprobe.core.model import CaseKind
+from mcprobe.core.target_spec import TRANSPORTS, Transport
+from mcprobe.core.verdicts import VERDICTS
+from mcprobe.report.formats import FORMAT_NAMES, FORMATS, output_format
+from mcprobe.target.connection import _OPENERS
+
+ROOT = Path(__file__).resolve().parent.parent
+CHECKS = (ROOT / "docs" / "checks.md").read_text(encoding="utf-8")
+CLI = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+TESTS = "\n".join(
+    p.read_text(encoding="utf-8") for p in (ROOT / "tests").rglob("test_*.py") if p.name != __file__
+)
+
+
+def _section(text: str, heading: str) -> str:
+    start = text.index(f"\n{heading}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end != -1 else len(text)]
+
+
+def _named_by_a_test(name: str) -> bool:
+    this = Path(__file__).read_text(encoding="utf-8")
+    return (TESTS.replace(this, "")).count(f'"{name}') > 0
+
+
+# --------------------------------------------------------------------------- lint rules
+
+
+# Registered (and documented) by issue 13 ahead of the behavioural proofs that will emit them.
+# The moment a module emits one, it must leave this set and be named by a test.
+NOT_YET_EMITTED = frozenset(
+    {
+        "security.canary_leak",
+        "security.secret_echo",
+        "security.rug_pull",
+        "security.definition_changed",
+        "security.undeclared_list_changed",
+    }
+)
+
+
+def _emitted_outside_the_registry(code: str) -> bool:
+    sources = (p for p in (ROOT / "mcprobe").rglob("*.py") if p.name != "security_rules.py")
+    return any(f'"{code}"' in p.read_text(encoding="utf-8") for p in sources)
+
+
+@pytest.mark.parametrize("code", sorted(LINT_RULES))
+def test_every_lint_rule_has_a_docs_section_a_check_and_a_test(code: str) -> None:
+    rule = LINT_RULES[code]
+    assert f"### `{code}`" in CHECKS
+    checks = (rule.tool_check, rule.server_check)
+    assert any(checks) != (rule.emitted_by is not None), "a check here, or where it is emitted"
+    if code in NOT_YET_EMITTED:
+        assert not _emitted_outside_the_registry(code), f"{code} is emitted now: test it"
+        return
+    assert _named_by_a_test(code), f"no test names {code}"
+
+
+def test_every_check_function_belongs_to_a_registered_code() -> None:
+    checked = {code for code, _ in TOOL_RULES} | {code for code, _ in SERVER_RULES}
+    emitted_elsewhere = {code for code, rule in LINT_RULES.items() if rule.emitted_by}
+    assert checked | emitted_elsewhere == set(LINT_RULES)
+    assert not checked & emitted_elsewhere
+
+
+# --------------------------------------------------------------------------- case kinds
+
+
+def test_every_case_kind_has_one_record_in_the_registry() -> None:
+    kinds = [spec.kind for spec in CASE_KINDS]
+    assert sorted(kinds) == sorted(CaseKind) and len(set(kinds)) == len(kinds)
+
+
+@pytest.mark.parametrize("kind", [spec.kind.value for spec in CASE_KINDS])
+def test_every_case_kind_is_documented_and_covered_by_a_test(kind: str) -> None:
+    assert f"| `{kind}` |" in _section(CHECKS, "## Case kinds")
+    assert _named_by_a_test(kind), f"no test names {kind}"
+
+
+def test_field_kinds_are_built_in_registry_order() -> None:
+    assert [spec.kind.value for spec in FIELD_KINDS] == [
+        "missing_required",
+        "wrong_type",
+        "out_of_enum",
+        "below_minimum",
+        "above_maximum",
+        "too_short",
+        "too_long",
+        "pattern_mismatch",
+        "null_value",
+    ]
+
+
+# --------------------------------------------------------------------------- verdicts
+
+
+@pytest.mark.parametrize("key", [kind.key for kind in VERDICTS])
+def test_every_verdict_is_documented_and_covered_by_a_test(key: str) -> None:
+    assert f"| `{key}` |" in _section(CHECKS, "## Verdicts")
+    assert _named_by_a_test(key), f"no test names {key}"
+
+
+@pytest.mark.parametrize("rule", [k.sarif_id for k in VERDICTS if k.sarif_id])
+def test_every_behavioural_sarif_rule_is_listed_in_the_cli_docs(rule: str) -> None:
+    assert f"`{rule}`" in CLI and f"`{rule}`" in CHECKS
+
+
+# --------------------------------------------------------------------------- output formats
+
+
+@pytest.mark.parametrize("name", FORMAT_NAMES)
+def test_every_output_format_is_documented_with_its_mime_type_and_tested(name: str) -> None:
+    found = output_format(name)
+    section = _section(CLI, "### Output formats")
+    assert f"- **{name}** —" in section
+    assert f"`{name}` (`{found.mime}`, `{found.extension}`)" in section
+    assert _named_by_a_test(name), f"no test names {name}"
+
+
+def test_the_library_format_type_lists_exactly_the_registered_formats() -> None:
+    assert typing.get_args(mcprobe.ReportFormat) == FORMAT_NAMES
+    assert re.search(r"--format ([a-z|\\]+)", CLI) is not None
+
+
+def test_an_unknown_format_is_one_usage_error_naming_the_known_ones() -> None:
+    with pytest.raises(UsageError, match="expected md, json, sarif, junit or html"):
+        output_format("html5")
+    assert len({f.extension for f in FORMATS}) == len(FORMATS)
+
+
+# --------------------------------------------------------------------------- transports
+
+
+def test_every_transport_has_a_record_and_every_wire_protocol_an_opener() -> None:
+    assert [t.name for t in TRANSPORTS] == list(typing.get_args(Transport))
+    wires = {wire for t in TRANSPORTS for wire in t.attempts}
+    assert wires == set(_OPENERS)
+
+
+@pytest.mark.parametrize("name", [t.name for t in TRANSPORTS])
+def test_every_transport_is_documented_and_covered_by_a_test(name: str) -> None:
+    assert f"- **{name}** —" in _section(CLI, "### Transports")
+    assert _named_by_a_test(name), f"no test names {name}"
