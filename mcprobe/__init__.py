@@ -70,13 +70,6 @@ if not TYPE_CHECKING:  # type checkers see the imports above; a typo stays a typ
         return getattr(importlib.import_module(module), name)
 
 
-def _check_timeout(name: str, value: float) -> None:
-    if not value > 0:
-        from mcprobe.core.errors import UsageError
-
-        raise UsageError(f"{name} must be a positive number of seconds, got {value!r}")
-
-
 async def _run_pipeline(
     spec: TargetSpec,
     *,
@@ -151,12 +144,9 @@ async def audit_stdio(
     ``ConnectFailed`` when the target cannot be started or does not complete the handshake
     within ``connect_timeout``.
     """
-    from mcprobe.core.target_spec import TargetSpec
+    from mcprobe.core.target_spec import target_spec
 
-    _check_timeout("timeout", timeout)
-    _check_timeout("connect_timeout", connect_timeout)
-    spec = TargetSpec(
-        transport="stdio",
+    spec = target_spec(
         command=command,
         args=tuple(args),
         env=dict(env or {}),
@@ -197,11 +187,9 @@ async def audit_url(
     """Audit an MCP server over HTTP: Streamable HTTP, falling back to legacy SSE
     (``transport="sse"`` goes straight to SSE). ``headers`` and ``bearer`` are sent with every
     request and never appear in the report. Other arguments as for ``audit_stdio``."""
-    from mcprobe.core.target_spec import TargetSpec
+    from mcprobe.core.target_spec import target_spec
 
-    _check_timeout("timeout", timeout)
-    _check_timeout("connect_timeout", connect_timeout)
-    spec = TargetSpec(
+    spec = target_spec(
         transport=transport,
         url=url,
         headers=dict(headers or {}),

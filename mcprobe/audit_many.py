@@ -87,7 +87,7 @@ def _split(argv: Sequence[str]) -> tuple[dict[str, list[str]], list[str]]:
 
 
 def _usage(message: str) -> Exception:
-    from mcprobe.cli import UsageError
+    from mcprobe.core.errors import UsageError
 
     return UsageError(message)
 

@@ -57,7 +57,7 @@ from mcprobe import (
     render_report,
     termination,
 )
-from mcprobe.core.errors import UsageError as _LibraryUsageError
+from mcprobe.core.errors import UsageError  # one class for every bad-input path: exit 1
 from mcprobe.report.formats import FORMAT_NAMES
 from mcprobe.report.formats import output_format as output_format_named
 
@@ -101,10 +101,6 @@ _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _STDERR_TAIL_LINES = 20
 _REAP_SECONDS = 2.0
-
-
-class UsageError(Exception):
-    """A bad command line: printed as one line, exit code 1."""
 
 
 class _Exit(Exception):
@@ -349,6 +345,7 @@ class _AuditArgs:
 
     ns: argparse.Namespace
     command: list[str] | None
+    spec: TargetSpec
     output_format: str
     fuzz: bool
     output: Path | None
@@ -406,21 +403,30 @@ def _check_audit_args(argv: Sequence[str], out: TextIO) -> _AuditArgs:
     if ns.baseline is not None and not Path(ns.baseline).is_file():
         raise UsageError(f"--baseline: {ns.baseline!r} is not a file")
     summary = ns.format is None and not ns.json and output is None and console.isatty(out)
-    if command is not None:
-        if ns.bearer is not None or ns.header:
-            raise UsageError("--bearer and --header apply to URL targets, not stdio commands")
-        if ns.cwd is not None and not Path(ns.cwd).is_dir():
-            raise UsageError(f"--cwd: {ns.cwd!r} is not a directory")
-    else:
-        if ns.env or ns.cwd is not None:
-            raise UsageError("--env and --cwd apply to stdio commands, not URL targets")
-        parts = urlsplit(ns.url)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise UsageError(
-                f"{ns.url!r} is not an http(s) URL; for a stdio target use -- COMMAND [ARG ...]"
-            )
     _close_grace()  # a bad MCPROBE_CLOSE_GRACE is a usage error before anything starts
-    return _AuditArgs(ns, command, output_format, fuzz, output, summary, overrides)
+    spec = _spec(ns, command)  # the one target check the server and the library use too
+    if spec.cwd is not None and not Path(spec.cwd).is_dir():
+        raise UsageError(f"--cwd: {spec.cwd!r} is not a directory")
+    return _AuditArgs(ns, command, spec, output_format, fuzz, output, summary, overrides)
+
+
+def _spec(ns: argparse.Namespace, command: list[str] | None) -> TargetSpec:
+    from mcprobe.core.target_spec import DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, target_spec
+
+    bearer = ns.bearer
+    if bearer is None and command is None:
+        bearer = os.environ.get(TOKEN_ENV) or None
+    return target_spec(
+        command=command[0] if command else None,
+        args=command[1:] if command else (),
+        env=dict(ns.env),
+        cwd=ns.cwd,
+        url=ns.url,
+        headers=dict(ns.header),
+        bearer=bearer,
+        connect_timeout=ns.connect_timeout or DEFAULT_CONNECT_TIMEOUT,
+        call_timeout=ns.timeout or DEFAULT_CALL_TIMEOUT,
+    )
 
 
 def _apply_config_file(ns: argparse.Namespace, argv: Sequence[str]) -> tuple[RuleOverride, ...]:
@@ -436,37 +442,8 @@ def _apply_config_file(ns: argparse.Namespace, argv: Sequence[str]) -> tuple[Rul
 
 
 def _invocation(args: _AuditArgs) -> AuditInvocation:
-    """Stage two of ``parse_audit``: build the ``TargetSpec`` (imports pydantic)."""
-    from mcprobe.core.target_spec import (
-        DEFAULT_CALL_TIMEOUT,
-        DEFAULT_CONNECT_TIMEOUT,
-        TargetSpec,
-    )
-
-    ns, command = args.ns, args.command
-    connect_timeout: float = ns.connect_timeout or DEFAULT_CONNECT_TIMEOUT
-    call_timeout: float = ns.timeout or DEFAULT_CALL_TIMEOUT
-    spec: TargetSpec
-    if command is not None:
-        spec = TargetSpec(
-            transport="stdio",
-            command=command[0],
-            args=tuple(command[1:]),
-            env=dict(ns.env),
-            cwd=ns.cwd,
-            connect_timeout=connect_timeout,
-            call_timeout=call_timeout,
-        )
-    else:
-        bearer = ns.bearer if ns.bearer is not None else os.environ.get(TOKEN_ENV) or None
-        spec = TargetSpec(
-            transport="http",
-            url=ns.url,
-            headers=dict(ns.header),
-            bearer=bearer,
-            connect_timeout=connect_timeout,
-            call_timeout=call_timeout,
-        )
+    """Stage two of ``parse_audit``: everything else (loads the baseline report: pydantic)."""
+    ns, spec = args.ns, args.spec
     return AuditInvocation(
         spec=spec,
         fuzz=args.fuzz,
@@ -675,7 +652,6 @@ def _run_checked_audit(
     args: _AuditArgs, started: subprocess.Popen[bytes] | None, stdout: TextIO, stderr: TextIO
 ) -> int:
     from mcprobe.core.errors import ConnectFailed, McprobeError
-    from mcprobe.core.errors import UsageError as LibraryUsageError
     from mcprobe.core.target_spec import scrub
 
     invocation = _invocation(args)
@@ -698,7 +674,7 @@ def _run_checked_audit(
             return EXIT_CONNECT
         if _find(exc, KeyboardInterrupt) is not None:
             return _interrupted(say)
-        usage = _find(exc, LibraryUsageError)
+        usage = _find(exc, UsageError)
         if usage is not None:
             say(f"mcprobe: usage error: {usage}")
             return EXIT_USAGE
@@ -867,7 +843,7 @@ def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         if args[0] != "audit":
             raise UsageError(f"unknown command {args[0]!r} (expected audit, scan, badge or serve)")
         return _run_audit(args[1:], stdout, stderr)
-    except (UsageError, _LibraryUsageError) as exc:
+    except UsageError as exc:
         stderr.write(f"mcprobe: usage error: {_encodable(str(exc))} (see mcprobe --help)\n")
         return EXIT_USAGE
     except _Exit as exc:

@@ -28,10 +28,10 @@ from mcprobe.cli import (
     EXIT_OK,
     EXIT_SCORE,
     EXIT_USAGE,
-    UsageError,
     parse_audit,
     run,
 )
+from mcprobe.core.errors import UsageError
 from mcprobe.core.report_model import ConformanceReport
 from tests.http_demo import http_demo_target as running_http_demo
 from tests.report_samples import sample_report
@@ -64,7 +64,7 @@ def _run(*argv: str) -> tuple[int, str, str]:
         (["audit"], "exactly one target"),
         (["audit", "--"], "nothing after --"),
         (["audit", "--stdio", "python 'unbalanced"], "--stdio"),
-        (["audit", "server.py"], "not an http(s) URL"),
+        (["audit", "server.py"], "malformed url"),
         (["audit", "--max-tools", "0", "http://127.0.0.1:1/mcp"], "--max-tools"),
         (["audit", "--fail-under", "101", "http://127.0.0.1:1/mcp"], "0 to 100"),
         (["audit", "--format", "pdf", "http://127.0.0.1:1/mcp"], "invalid choice"),
@@ -76,8 +76,8 @@ def _run(*argv: str) -> tuple[int, str, str]:
         (["badge", "/no/such/report.json"], "cannot read"),
         (["audit", "--json", "--format", "sarif", "http://127.0.0.1:1/mcp"], "contradicts"),
         (["audit", "--fail-on-critical", "http://127.0.0.1:1/mcp"], "needs --fuzz"),
-        (["audit", "--bearer", "tok", "--", PY, CLI_TARGET], "URL targets"),
-        (["audit", "--env", "A=1", "http://127.0.0.1:1/mcp"], "stdio commands"),
+        (["audit", "--bearer", "tok", "--", PY, CLI_TARGET], "apply to http/sse targets only"),
+        (["audit", "--env", "A=1", "http://127.0.0.1:1/mcp"], "apply to stdio targets only"),
         (["audit", "--header", "no colon", "http://127.0.0.1:1/mcp"], "Name: Value"),
         (["audit", "--cwd", "/no/such/dir", "--", PY, CLI_TARGET], "not a directory"),
         (["audit", "--output", "/no/such/dir/r.md", "--", PY, CLI_TARGET], "does not exist"),

@@ -199,7 +199,7 @@ async def test_several_connections_are_opened_used_and_closed_in_any_order() -> 
 
 
 BAD_CONNECTS: list[tuple[dict[str, Any], str]] = [
-    ({}, "give command"),
+    ({}, "give a command"),
     ({"command": "x", "url": "http://127.0.0.1:1/mcp"}, "not both"),
     ({"command": "   "}, "non-empty command"),
     ({"transport": "stdio"}, "non-empty command"),

@@ -1,6 +1,19 @@
-"""A target spec describes the target by the names of its secrets, never their values."""
+"""A target spec describes the target by the names of its secrets, never their values; one
+constructor (``target_spec``) validates a target for the CLI, the server and the library alike."""
 
-from mcprobe.core.target_spec import TargetSpec, scrub
+from __future__ import annotations
+
+import io
+
+import anyio
+import pytest
+
+import mcprobe
+from mcprobe.cli import parse_audit
+from mcprobe.core.errors import UsageError
+from mcprobe.core.target_spec import TargetSpec, scrub, target_spec
+from mcprobe.server.app import spec_from_input
+from mcprobe.server.models import ConnectInput
 
 
 def test_describe_names_env_and_headers_but_never_their_values() -> None:
@@ -33,3 +46,65 @@ def test_scrub_replaces_longer_secrets_first_and_ignores_tiny_values() -> None:
 def test_query_values_without_a_credential_name_are_not_treated_as_secrets() -> None:
     spec = TargetSpec("http", url="https://example.test/mcp?format=json&access_token=tok-secret-5")
     assert spec.secret_values() == ("tok-secret-5",)
+
+
+# --------------------------------------------------------------------------- one way in
+
+
+def _cli_error(argv: list[str]) -> str:
+    with pytest.raises(UsageError) as caught:
+        parse_audit(argv, io.StringIO())
+    return str(caught.value)
+
+
+def _server_error(**arguments: object) -> str:
+    with pytest.raises(UsageError) as caught:
+        spec_from_input(ConnectInput.model_validate(arguments))
+    return str(caught.value)
+
+
+def _library_error(coro: object) -> str:
+    async def go() -> None:
+        await coro  # type: ignore[misc]
+
+    with pytest.raises(UsageError) as caught:
+        anyio.run(go)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize("url", ["ftp://example.test/mcp", "http://", "http://127.0.0.1:99999/m"])
+def test_a_bad_url_gets_the_same_message_from_the_cli_the_server_and_the_library(url: str) -> None:
+    cli = _cli_error([url])
+    assert cli.startswith("malformed url")
+    assert _server_error(url=url) == cli
+    assert _library_error(mcprobe.audit_url(url)) == cli
+
+
+def test_a_bad_env_name_and_a_bad_timeout_get_the_same_message_from_server_and_library() -> None:
+    server = _server_error(command="python", env={"1A": "x"})
+    assert server == "env: '1A' is not a valid environment variable name"
+    assert _library_error(mcprobe.audit_stdio("python", env={"1A": "x"})) == server
+    with pytest.raises(UsageError, match="timeout must be a positive number of seconds"):
+        target_spec(command="python", call_timeout=0)
+
+
+def test_one_constructor_checks_every_combination_once() -> None:
+    with pytest.raises(UsageError, match="not both"):
+        target_spec(command="python", url="http://127.0.0.1:1/mcp")
+    with pytest.raises(UsageError, match="give a command"):
+        target_spec()
+    with pytest.raises(UsageError, match="transport http needs a url"):
+        target_spec(transport="http", command="python")
+    with pytest.raises(UsageError, match="transport stdio needs a non-empty command"):
+        target_spec(command="  ")
+    with pytest.raises(UsageError, match="apply to stdio targets only"):
+        target_spec(url="http://127.0.0.1:1/mcp", cwd="/")
+    with pytest.raises(UsageError, match="apply to http/sse targets only"):
+        target_spec(command="python", bearer="t0ken")
+    with pytest.raises(UsageError, match="unknown transport 'ws'"):
+        target_spec(transport="ws", url="http://127.0.0.1:1/mcp")
+    spec = target_spec(url="https://u:p4ss@example.test/mcp")
+    assert (spec.transport, spec.url) == ("http", "https://u:p4ss@example.test/mcp")
+    with pytest.raises(UsageError, match="credentials in headers"):
+        target_spec(url="https://u:p4ss@example.test/mcp", url_credentials=False)
+    assert target_spec(command="python", args=["-m", "x"]).args == ("-m", "x")

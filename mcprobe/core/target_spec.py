@@ -4,16 +4,25 @@
 ``headers`` values, ``bearer``, and a URL's password and query values, since people do put
 tokens in ``?key=…``) are excluded from ``repr`` and never leave through ``describe()``;
 ``secret_values()`` lists them so outputs can be scrubbed as a last line of defence.
+
+``target_spec(...)`` is the one way in: the CLI, the MCP server's ``probe_connect`` and the
+library all build their spec with it, so a bad target gets the same one-line ``UsageError``
+wherever it comes from. This module imports only the standard library (the CLI validates its
+target before the heavy imports).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import parse_qsl, urlsplit
 
-from mcprobe.core.report_model import TargetOut
+from mcprobe.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from mcprobe.core.report_model import TargetOut
 
 Transport = Literal["stdio", "http", "sse"]
 Wire = Literal["stdio", "http", "sse"]  # one protocol on the wire (``http`` = Streamable HTTP)
@@ -81,6 +90,8 @@ class TargetSpec:
 
     def describe(self) -> TargetOut:
         """The target for reports: names of secrets, never their values."""
+        from mcprobe.core.report_model import TargetOut  # pydantic: only when a report is made
+
         return TargetOut(
             transport=self.transport,
             command=self.command,
@@ -99,6 +110,101 @@ class TargetSpec:
             values.append(self.bearer)
         values.extend(_url_secrets(self.url))
         return tuple(sorted({v for v in values if len(v) >= 4}, key=len, reverse=True))
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_STDIO_ONLY = "args, env and cwd apply to stdio targets only"
+_URL_ONLY = "headers and bearer apply to http/sse targets only"
+
+
+def target_spec(
+    *,
+    transport: str | None = None,
+    command: str | None = None,
+    args: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    url: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    bearer: str | None = None,
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+    call_timeout: float = DEFAULT_CALL_TIMEOUT,
+    url_credentials: bool = True,
+) -> TargetSpec:
+    """A validated ``TargetSpec``; ``UsageError`` (one line, no secret in it) when the target is
+    not one. ``transport`` defaults to ``stdio`` for a command and ``http`` for a url; the fields
+    a transport does not use must be left empty (``TransportKind.fields``). ``url_credentials``
+    False also refuses a user:password in the URL (``probe_connect``: a model writes the
+    arguments, so credentials belong in ``headers``/``bearer``, which are never echoed)."""
+    if command is not None and url is not None:
+        raise UsageError(
+            "give either a command (stdio target) or a url (http/sse target), not both"
+        )
+    if transport is None:
+        if command is None and url is None:
+            raise UsageError("give a command (stdio target) or a url (http/sse target)")
+        transport = "stdio" if command is not None else "http"
+    kind = TRANSPORTS_BY_NAME.get(transport)  # type: ignore[call-overload]
+    if kind is None:
+        names = ", ".join(TRANSPORTS_BY_NAME)
+        raise UsageError(f"unknown transport {transport!r}: expected one of {names}")
+    for name, value in (("timeout", call_timeout), ("connect_timeout", connect_timeout)):
+        if not value > 0:
+            raise UsageError(f"{name} must be a positive number of seconds, got {value!r}")
+    given = {
+        "command": command is not None,
+        "args": bool(args),
+        "env": bool(env),
+        "cwd": cwd is not None,
+        "url": url is not None,
+        "headers": bool(headers),
+        "bearer": bearer is not None,
+    }
+    if kind.needs == "command" and (command is None or not command.strip()):
+        raise UsageError(f"transport {kind.name} needs a non-empty command")
+    if kind.needs == "url" and url is None:
+        raise UsageError(f"transport {kind.name} needs a url")
+    if {name for name, present in given.items() if present} - kind.fields:
+        raise UsageError(_STDIO_ONLY if kind.needs == "url" else _URL_ONLY)
+    if kind.needs == "command":
+        for name in env or {}:
+            if not _ENV_NAME.fullmatch(name):
+                raise UsageError(f"env: {name!r} is not a valid environment variable name")
+        return TargetSpec(
+            kind.name,
+            command=command,
+            args=tuple(args),
+            env=dict(env or {}),
+            cwd=cwd,
+            connect_timeout=connect_timeout,
+            call_timeout=call_timeout,
+        )
+    assert url is not None  # checked above
+    _check_url(url, credentials=url_credentials)
+    return TargetSpec(
+        kind.name,
+        url=url,
+        headers=dict(headers or {}),
+        bearer=bearer,
+        connect_timeout=connect_timeout,
+        call_timeout=call_timeout,
+    )
+
+
+def _check_url(url: str, *, credentials: bool) -> None:
+    # The URL is not quoted in these messages: it may carry a password or a token.
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a malformed port
+    except ValueError:
+        raise UsageError("malformed url: cannot be parsed") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(
+            "malformed url: expected http:// or https:// with a host "
+            "(a stdio target is a command, not a url)"
+        )
+    if not credentials and (parts.username or parts.password):
+        raise UsageError("put credentials in headers or bearer, not in the url")
 
 
 _CREDENTIAL_NAME = re.compile(r"key|token|secret|auth|pass|sig|session|cred|code", re.IGNORECASE)

@@ -20,7 +20,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 import anyio
 import mcp_types as types
@@ -39,8 +38,8 @@ from mcprobe.core.target_spec import (
     DEFAULT_CALL_TIMEOUT,
     DEFAULT_CONNECT_TIMEOUT,
     TargetSpec,
-    Transport,
     scrub,
+    target_spec,
 )
 from mcprobe.core.version import __version__
 from mcprobe.engine.audit import AuditOptions, run_audit, scrub_report
@@ -334,59 +333,21 @@ _BY_NAME = {tool.name: tool for tool in TOOLS}
 
 
 def spec_from_input(args: ConnectInput) -> TargetSpec:
-    """The ``TargetSpec`` for a ``probe_connect`` call; ``UsageError`` for bad combinations."""
-    if args.command is not None and args.url is not None:
-        raise UsageError("give either command (stdio) or url (http/sse), not both")
-    transport: Transport
-    if args.transport is not None:
-        transport = args.transport
-    elif args.command is not None:
-        transport = "stdio"
-    elif args.url is not None:
-        transport = "http"
-    else:
-        raise UsageError("give command (stdio target) or url (http/sse target)")
-    call_timeout = args.timeout_seconds or DEFAULT_CALL_TIMEOUT
-    connect_timeout = args.connect_timeout_seconds or DEFAULT_CONNECT_TIMEOUT
-    if transport == "stdio":
-        if args.command is None or not args.command.strip():
-            raise UsageError("transport stdio needs a non-empty command")
-        if args.headers or args.bearer is not None:
-            raise UsageError("headers and bearer apply to http/sse targets only")
-        return TargetSpec(
-            "stdio",
-            command=args.command,
-            args=tuple(args.args),
-            env=dict(args.env),
-            cwd=args.cwd,
-            call_timeout=call_timeout,
-            connect_timeout=connect_timeout,
-        )
-    if args.url is None:
-        raise UsageError(f"transport {transport} needs a url")
-    if args.args or args.env or args.cwd is not None:
-        raise UsageError("args, env and cwd apply to stdio targets only")
-    _check_url(args.url)
-    return TargetSpec(
-        transport,
+    """The ``TargetSpec`` for a ``probe_connect`` call: the one validating constructor, so the
+    CLI, the library and this tool refuse a bad target with the same ``UsageError``."""
+    return target_spec(
+        transport=args.transport,
+        command=args.command,
+        args=args.args,
+        env=args.env,
+        cwd=args.cwd,
         url=args.url,
-        headers=dict(args.headers),
+        headers=args.headers,
         bearer=args.bearer,
-        call_timeout=call_timeout,
-        connect_timeout=connect_timeout,
+        call_timeout=args.timeout_seconds or DEFAULT_CALL_TIMEOUT,
+        connect_timeout=args.connect_timeout_seconds or DEFAULT_CONNECT_TIMEOUT,
+        url_credentials=False,
     )
-
-
-def _check_url(url: str) -> None:
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises ValueError for a malformed port
-    except ValueError:
-        raise UsageError("malformed url: cannot be parsed") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError("malformed url: expected http:// or https:// with a host")
-    if parts.username or parts.password:
-        raise UsageError("put credentials in headers or bearer, not in the url")
 
 
 async def _audit(
