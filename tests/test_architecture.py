@@ -9,6 +9,10 @@ import x``, ``from mcprobe.x import y``, relative imports (``from .. import x``)
 from __future__ import annotations
 
 import ast
+import importlib.metadata
+import re
+import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -159,3 +163,72 @@ def test_a_planted_clock_import_in_the_core_is_caught() -> None:
 def test_an_allowed_downward_import_is_not_flagged() -> None:
     source = "from mcprobe.core.model import Finding\nfrom ..target import connection\n"
     assert violations_in(source, "mcprobe.engine.planted") == []
+
+
+# --------------------------------------------------------------------------- dependencies
+
+ROOT = PACKAGE.parent
+SOURCE_TREES = ("mcprobe", "tests", "demo_target", "scripts")
+STDLIB = sys.stdlib_module_names
+LOCAL = {"mcprobe", "tests", "demo_target", "scripts", "__future__"}
+
+
+def _python_files() -> list[Path]:
+    found: list[Path] = []
+    for tree in SOURCE_TREES:
+        found += [p for p in (ROOT / tree).rglob("*.py") if "__pycache__" not in p.parts]
+    return sorted(found)
+
+
+def _third_party_imports(path: Path) -> set[str]:
+    own = module_name(path) if path.is_relative_to(PACKAGE) else path.stem
+    names = imported_modules(path.read_text(encoding="utf-8"), own)
+    return {n for n in names if n and n.split(".")[0] not in STDLIB | LOCAL}
+
+
+def private_imports_in(source: str) -> list[str]:
+    """Imports of a private module (a dotted part starting with ``_``) of a third-party package."""
+    names = imported_modules(source, "planted")
+    return sorted(
+        n
+        for n in names
+        if n.split(".")[0] not in STDLIB | LOCAL
+        and any(part.startswith("_") for part in n.split(".")[1:])
+    )
+
+
+@pytest.mark.parametrize("path", _python_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_module_imports_a_private_module_of_a_dependency(path: Path) -> None:
+    assert private_imports_in(path.read_text(encoding="utf-8")) == []
+
+
+def test_a_planted_private_sdk_import_is_caught() -> None:
+    assert private_imports_in("from mcp.shared._stream_protocols import ReadStream\n")
+    assert private_imports_in("import mcp.client._memory\n")
+    assert private_imports_in("from mcp.shared.memory import x\n") == []
+
+
+def _declared() -> set[str]:
+    """The import names of every distribution pyproject.toml declares (runtime and dev)."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    requirements = list(config["dependencies"])
+    for extra in config.get("optional-dependencies", {}).values():
+        requirements += extra
+    distributions = {re.split(r"[\s<>=!~\[;]", r, maxsplit=1)[0].lower() for r in requirements}
+    provided = importlib.metadata.packages_distributions()
+    return {
+        name
+        for name, dists in provided.items()
+        if any(d.lower().replace("_", "-") in distributions for d in dists)
+    }
+
+
+def test_every_imported_distribution_is_declared_in_pyproject() -> None:
+    declared = _declared()
+    undeclared = {
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in _python_files()
+        for name in _third_party_imports(path)
+        if name.split(".")[0] not in declared
+    }
+    assert undeclared == set()

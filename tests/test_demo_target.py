@@ -18,10 +18,11 @@ import httpx2
 import pytest
 from anyio.abc import ByteReceiveStream
 from mcp import ClientSession, MCPError
-from mcp.client._memory import InMemoryTransport
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.server import Server
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
+from mcp.shared.memory import create_client_server_memory_streams
 
 from demo_target.server import build_server
 from mcprobe.core.schema_dialect import instance_errors
@@ -37,8 +38,24 @@ INIT = {
 
 
 @asynccontextmanager
+async def in_memory(server: Server[Any]) -> AsyncIterator[tuple[Any, Any]]:
+    """The client's (read, write) streams to ``server`` running in-process: the SDK's public
+    memory streams plus ``server.run`` in a task group (its ``InMemoryTransport`` is private)."""
+    async with (
+        create_client_server_memory_streams() as (client, (server_read, server_write)),
+        anyio.create_task_group() as tg,
+    ):
+        options = server.create_initialization_options()
+        tg.start_soon(server.run, server_read, server_write, options)
+        try:
+            yield client
+        finally:
+            tg.cancel_scope.cancel()
+
+
+@asynccontextmanager
 async def raw_demo(*, hazards: bool = False) -> AsyncIterator[JSONRPCDispatcher]:
-    async with InMemoryTransport(build_server(hazards=hazards)) as (read, write):
+    async with in_memory(build_server(hazards=hazards)) as (read, write):
         disp = JSONRPCDispatcher(read, write)
         async with ClientSession(dispatcher=disp):
             await disp.send_raw_request("initialize", INIT, {"timeout": 5})
@@ -83,7 +100,7 @@ async def test_tool_list_is_served_raw_including_malformed_schemas() -> None:
 
 async def test_initialize_advertises_tools_only_and_no_instructions() -> None:
     with anyio.fail_after(10):
-        async with InMemoryTransport(build_server()) as (read, write):
+        async with in_memory(build_server()) as (read, write):
             disp = JSONRPCDispatcher(read, write)
             async with ClientSession(dispatcher=disp):
                 init = await disp.send_raw_request("initialize", INIT, {"timeout": 5})

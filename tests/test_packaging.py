@@ -7,6 +7,7 @@ get a generic top-level ``demo_target`` package.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import tomllib
@@ -28,12 +29,30 @@ def test_package_discovery_includes_only_mcprobe() -> None:
     assert include == ["mcprobe*"]
 
 
-def test_runtime_dependencies_stay_the_four_lean_ones() -> None:
+def _name(requirement: str) -> str:
+    return re.split(r"[\s<>=!~\[;]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+
+
+def test_runtime_dependencies_install_nothing_beyond_the_mcp_sdk() -> None:
+    # Every distribution mcprobe imports is declared (tests/test_architecture.py), but none may
+    # add to what ``pip install mcp`` brings: mcp itself and its own requirements only.
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    names = sorted(
-        dep.split(">")[0].split("<")[0].split("=")[0] for dep in config["project"]["dependencies"]
-    )
-    assert names == ["anyio", "jsonschema", "mcp", "pydantic"]
+    names = {_name(dep) for dep in config["project"]["dependencies"]}
+    sdk: set[str] = set()
+    todo = ["mcp"]
+    while todo:  # mcp's requirements, transitively (as installed here)
+        try:
+            requirements = metadata.requires(todo.pop()) or []
+        except metadata.PackageNotFoundError:  # another platform's (pywin32): not walked
+            continue
+        for req in requirements:
+            name = _name(req)
+            if "extra ==" not in req and name not in sdk:
+                sdk.add(name)
+                todo.append(name)
+    assert "mcp" in names
+    assert names - {"mcp"} <= sdk, f"not brought by mcp: {sorted(names - {'mcp'} - sdk)}"
+    assert {"anyio", "jsonschema", "pydantic", "mcp-types", "httpx2"} <= names
 
 
 def test_the_demo_target_still_starts_from_outside_the_repository(tmp_path: Path) -> None:

@@ -26,7 +26,6 @@ import anyio
 import anyio.abc
 import httpx2
 import mcp_types as types
-from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
 from mcp_types import INVALID_REQUEST
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
@@ -47,6 +46,7 @@ from mcprobe.core.result_shape import version_problem
 from mcprobe.core.target_spec import TRANSPORTS_BY_NAME, TargetSpec, Wire, scrub
 from mcprobe.core.version import __version__
 from mcprobe.target.raw_session import RawSession, RequestFailed, open_raw_session
+from mcprobe.target.streams import ReadStream, WriteStream
 from mcprobe.target.transports.http import HttpKind, HttpLog, open_http, status_phrase
 from mcprobe.target.transports.stdio import (
     DEFAULT_MAX_MESSAGE_BYTES,

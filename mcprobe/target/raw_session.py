@@ -25,7 +25,6 @@ from typing import Any
 import anyio
 import anyio.abc
 from mcp import MCPError
-from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.dispatcher import CallOptions, DispatchContext, coerce_request_id
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from mcp.shared.message import SessionMessage
@@ -42,6 +41,7 @@ from mcp_types import (
 from mcprobe.core.json_depth import MAX_JSON_DEPTH, format_path, too_deep
 from mcprobe.core.model import Finding, Location, Severity
 from mcprobe.core.target_spec import scrub
+from mcprobe.target.streams import ReadStream, WriteStream
 from mcprobe.target.wire_events import (
     DeepMessage,
     InvalidReply,

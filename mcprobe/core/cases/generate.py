@@ -33,9 +33,9 @@ root schema, evaluated by the same validator at the literal place the root appli
   (so ``#/$defs/...`` resolves as it does from the root; the subschema must not carry its own
   ``$id``/``id``, which would move the base URI). A nested change (``owner.login``) is judged
   the same way, on the whole ``arguments["owner"]`` — after first trying the same argument one
-  level down (2019-09 and 2020-12 only), inside ``owner``'s subschema and inside the target of
-  its ``$ref``, which the validator's resolver looks up exactly as its ``$ref`` keyword does (a
-  ``$ref`` is a conjunct beside its siblings in those dialects).
+  level down (2019-09 and 2020-12 only) inside ``owner``'s own subschema. A ``$ref`` in that
+  subschema is not followed by hand (that needs the validator's private resolver); the
+  validator follows it when it judges the whole ``arguments["owner"]``.
 - ``k`` was removed: the root's ``required`` keyword, evaluated alone on the arguments.
 - ``k`` is new and not among the root's ``properties`` (``extra_garbage``): the root's
   ``additionalProperties`` keyword, run by the validator's own keyword function at the root
@@ -176,8 +176,6 @@ class _Checker:
         # Below the root, only where a ``$ref`` is always a conjunct beside its siblings.
         self._nested = self._conjuncts and cls in _CONJUNCTIVE_DIALECTS
         self._accepted_root: JSON = _NOTHING  # the last object ``accepts(root, ...)`` approved
-        self._targets: dict[tuple[int, int], tuple[Any, JSON, tuple[Any, dict[str, Any]] | None]]
-        self._targets = {}
         self._nested_validators: dict[tuple[int, int], tuple[Any, JSON, Any]] = {}
 
     def conjunct_rejects(self, arguments: JSON, path: tuple[str, ...]) -> bool:
@@ -208,36 +206,16 @@ class _Checker:
             return False  # the subschema moves the base URI: not this resolver any more
         sub_validator = self._evolved_from(validator, sub)
         value = instance[head]
-        if len(path) > 1 and self._nested and isinstance(value, dict) and isinstance(sub, dict):
-            # Deeper first: ``sub``'s own ``properties``, then its ``$ref`` target's.
-            if self._rejected_at(sub_validator, sub, value, path[1:]):
-                return True
-            target = self._ref_target(sub_validator, sub)
-            if target is not None and self._rejected_at(*target, value, path[1:]):
-                return True
+        # Deeper first (``sub``'s own ``properties``), then ``sub`` on the whole value.
+        if (
+            len(path) > 1
+            and self._nested
+            and isinstance(value, dict)
+            and isinstance(sub, dict)
+            and self._rejected_at(sub_validator, sub, value, path[1:])
+        ):
+            return True
         return _rejects(sub_validator, value)
-
-    def _ref_target(self, validator: Any, sub: dict[str, Any]) -> tuple[Any, dict[str, Any]] | None:
-        """The validator and schema that ``sub``'s ``$ref`` applies, resolved exactly as the
-        validator's ``$ref`` keyword does (its resolver's ``lookup``); None if there is none."""
-        key = (id(validator), id(sub))
-        cached = self._targets.get(key)
-        if cached is not None and cached[0] is validator and cached[1] is sub:
-            return cached[2]
-        target: tuple[Any, dict[str, Any]] | None = None
-        ref = sub.get("$ref")
-        if isinstance(ref, str):
-            try:
-                resolved = validator._resolver.lookup(ref)
-                if isinstance(resolved.contents, dict):
-                    evolved = validator.evolve(
-                        schema=resolved.contents, _resolver=resolved.resolver
-                    )
-                    target = (evolved, resolved.contents)
-            except Exception:  # no lookup: nothing proven deeper, the caller checks ``sub``
-                target = None
-        self._targets[key] = (validator, sub, target)  # keeps both alive: their ids stay unique
-        return target
 
     def _evolved_from(self, parent: Any, schema: JSON) -> Any:
         """``parent`` applied to ``schema``, as its ``properties`` keyword does."""

@@ -456,43 +456,49 @@ def sample_matching(pattern: str, stretch: int = 0) -> str | None:
 def _emit(items: list[Any], stretch: int, groups: dict[int, str]) -> str:
     parts: list[str] = []
     for op, arg in items:
-        name = getattr(op, "name", str(op))
-        if name == "LITERAL":
-            parts.append(chr(arg))
-        elif name == "NOT_LITERAL":
-            parts.append("a" if arg != ord("a") else "b")
-        elif name == "ANY":
-            parts.append("a")
-        elif name == "IN":
-            parts.append(_class_char(arg))
-        elif name == "CATEGORY":
-            parts.append(_CATEGORY_CHARS.get(getattr(arg, "name", ""), "a"))
-        elif name == "BRANCH":
-            parts.append(_emit(list(arg[1][0]), stretch, groups))
-        elif name == "SUBPATTERN":
-            text = _emit(list(arg[3]), stretch, groups)
-            if arg[0] is not None:
-                groups[arg[0]] = text
-            parts.append(text)
-        elif name == "ATOMIC_GROUP":
-            parts.append(_emit(list(arg), stretch, groups))
-        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
-            low, high, body = arg
-            count = min(low + stretch, high)
-            if count > MAX_STRING_LENGTH:
-                raise _NoSample
-            parts.extend(_emit(list(body), stretch, groups) for _ in range(count))
-        elif name == "GROUPREF":
-            parts.append(groups.get(arg, ""))
-        elif name == "GROUPREF_EXISTS":
-            parts.append(_emit(list(arg[1]), stretch, groups))
-        elif name in ("AT", "ASSERT", "ASSERT_NOT"):
-            continue
-        else:
-            raise _NoSample
+        build = _EMITTERS.get(getattr(op, "name", str(op)))
+        if build is None:
+            raise _NoSample  # an opcode we do not model: no sample rather than a wrong one
+        parts.append(build(arg, stretch, groups))
         if sum(map(len, parts)) > MAX_STRING_LENGTH:
             raise _NoSample
     return "".join(parts)
+
+
+def _subpattern(arg: Any, stretch: int, groups: dict[int, str]) -> str:
+    text = _emit(list(arg[3]), stretch, groups)
+    if arg[0] is not None:
+        groups[arg[0]] = text
+    return text
+
+
+def _repeat(arg: Any, stretch: int, groups: dict[int, str]) -> str:
+    low, high, body = arg
+    count = min(low + stretch, high)
+    if count > MAX_STRING_LENGTH:
+        raise _NoSample
+    return "".join(_emit(list(body), stretch, groups) for _ in range(count))
+
+
+# One small emitter per ``re._parser`` opcode: ``(argument, stretch, groups) -> text``.
+_EMITTERS: dict[str, Callable[[Any, int, dict[int, str]], str]] = {
+    "LITERAL": lambda arg, _s, _g: chr(arg),
+    "NOT_LITERAL": lambda arg, _s, _g: "a" if arg != ord("a") else "b",
+    "ANY": lambda _a, _s, _g: "a",
+    "IN": lambda arg, _s, _g: _class_char(arg),
+    "CATEGORY": lambda arg, _s, _g: _CATEGORY_CHARS.get(getattr(arg, "name", ""), "a"),
+    "BRANCH": lambda arg, s, g: _emit(list(arg[1][0]), s, g),
+    "SUBPATTERN": _subpattern,
+    "ATOMIC_GROUP": lambda arg, s, g: _emit(list(arg), s, g),
+    "MAX_REPEAT": _repeat,
+    "MIN_REPEAT": _repeat,
+    "POSSESSIVE_REPEAT": _repeat,
+    "GROUPREF": lambda arg, _s, g: g.get(arg, ""),
+    "GROUPREF_EXISTS": lambda arg, s, g: _emit(list(arg[1]), s, g),
+    "AT": lambda _a, _s, _g: "",  # anchors and lookarounds match no text
+    "ASSERT": lambda _a, _s, _g: "",
+    "ASSERT_NOT": lambda _a, _s, _g: "",
+}
 
 
 def _class_char(items: list[Any]) -> str:

@@ -18,9 +18,9 @@ from typing import Any, Literal
 import httpx2
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
 
+from mcprobe.target.streams import ReadStream, WriteStream
 from mcprobe.target.transports.http_cap import ACCEPT_ENCODING, CappedTransport
 from mcprobe.target.wire_events import OversizeReply
 

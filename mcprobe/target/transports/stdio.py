@@ -522,8 +522,11 @@ def spawn_target(
         raise _start_error(command, exc) from None
 
 
+# C901: the pipe tasks below are closures over one process's streams and scopes (complexity 19,
+# the cap is 15); split them into a class once the close and descendant work on this function
+# (issues 11 and 12) has landed, not under it.
 @asynccontextmanager
-async def open_stdio(
+async def open_stdio(  # noqa: C901
     command: str,
     args: tuple[str, ...],
     *,
