@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from mcprobe.core.target_spec import TargetSpec
     from mcprobe.engine.fuzz_runner import ProgressCallback
 
-ReportFormat = Literal["md", "json", "sarif", "junit", "html"]
+from mcprobe.report.formats import ReportFormat
 
 _LAZY = {
     "ConformanceReport": "mcprobe.core.report_model",

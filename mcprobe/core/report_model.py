@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
 from mcprobe.core.safe_json import safe_value
+from mcprobe.core.target_spec import Transport
 
 SCHEMA_VERSION = "1.3"
 
@@ -217,7 +218,7 @@ class TargetOut(WireModel):
     """How the target was reached, with every secret removed (no header values, no bearer,
     no env values: only their names)."""
 
-    transport: Literal["stdio", "http", "sse", "memory"]
+    transport: Literal[Transport, "memory"]  # core.target_spec.TRANSPORTS, or in-process
     command: str | None = None
     args: list[str] = Field(default_factory=list)
     cwd: str | None = None

@@ -6,7 +6,7 @@ that renders a report read this table. Importing it is cheap: each renderer modu
 only when its format is rendered (the CLI checks its arguments before the heavy imports).
 
 To add a format: a renderer module in ``mcprobe/report/`` (``render_x(report) -> str``, pure),
-one ``OutputFormat`` in ``FORMATS``, its name in ``mcprobe.ReportFormat`` (a test keeps the two
+one ``OutputFormat`` in ``FORMATS`` and its name in ``ReportFormat`` below (a test keeps the two
 equal), a line in docs/cli.md and a golden or behaviour test.
 """
 
@@ -14,12 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from mcprobe.core.report_model import ConformanceReport
 
-__all__ = ["FORMATS", "FORMAT_NAMES", "OutputFormat", "output_format", "render"]
+__all__ = ["FORMATS", "FORMAT_NAMES", "OutputFormat", "ReportFormat", "output_format", "render"]
+
+ReportFormat = Literal["md", "json", "sarif", "junit", "html"]
+"""The names of ``FORMATS``, for type checkers (a test keeps the two equal)."""
 
 
 @dataclass(frozen=True)

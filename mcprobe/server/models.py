@@ -7,7 +7,7 @@ mistake gets a precise ``isError`` instead of a guess. Their JSON Schemas are th
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import ConfigDict, Field
 
@@ -20,6 +20,7 @@ from mcprobe.core.report_model import (
     TargetDeathOut,
     WireModel,
 )
+from mcprobe.core.target_spec import Transport
 
 
 def _connection_id() -> Any:
@@ -37,7 +38,7 @@ class ToolInput(WireModel):
 
 
 class ConnectInput(ToolInput):
-    transport: Literal["stdio", "http", "sse"] | None = Field(
+    transport: Transport | None = Field(
         default=None,
         description="stdio (needs command), http (Streamable HTTP, falls back to SSE; needs url) "
         "or sse (legacy SSE; needs url). Default: inferred from command / url.",
