@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.http_demo import http_demo_target
+from tests.support.http_demo import http_demo_target
 
 ROOT = Path(__file__).resolve().parent.parent
 ACTION = ROOT / "action.yml"

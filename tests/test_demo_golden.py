@@ -12,7 +12,6 @@ and review the diff of ``tests/golden/demo_report.md`` / ``.json`` before commit
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 from pathlib import Path
@@ -25,6 +24,7 @@ from mcprobe.core.report_model import ConformanceReport
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.audit import run_audit
 from mcprobe.target.connection import open_target
+from tests.support.golden import check_golden
 
 pytestmark = pytest.mark.anyio
 
@@ -32,7 +32,6 @@ ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).resolve().parent / "golden"
 GOLDEN_MD = GOLDEN / "demo_report.md"
 GOLDEN_JSON = GOLDEN / "demo_report.json"
-UPDATE = os.environ.get("MCPROBE_UPDATE_GOLDEN") == "1"
 
 DEMO_SPEC = TargetSpec(
     "stdio", command=sys.executable, args=("-m", "demo_target"), cwd=str(ROOT), call_timeout=10
@@ -77,12 +76,8 @@ async def test_demo_report_matches_the_golden_files_and_is_stable_across_runs() 
     assert as_json(normalise_report(first)) == as_json(normalise_report(second))
     markdown = normalise_markdown(first.markdown or "")
     data = as_json(normalise_report(first))
-    if UPDATE:
-        GOLDEN.mkdir(exist_ok=True)
-        GOLDEN_MD.write_text(markdown, encoding="utf-8")
-        GOLDEN_JSON.write_text(data, encoding="utf-8")
-    assert markdown == GOLDEN_MD.read_text(encoding="utf-8")
-    assert data == GOLDEN_JSON.read_text(encoding="utf-8")
+    check_golden(GOLDEN_MD, markdown)
+    check_golden(GOLDEN_JSON, data)
 
 
 def test_golden_demo_report_shows_every_behaviour_a_live_target_can_survive() -> None:

@@ -22,7 +22,7 @@ from mcp import Client
 
 from mcprobe.cli import run
 from mcprobe.server.app import TOOLS, build_server
-from tests.http_demo import http_demo_target
+from tests.support.http_demo import http_demo_target
 
 ROOT = Path(__file__).resolve().parent.parent
 SKILL = ROOT / "skills" / "mcp-audit" / "SKILL.md"

@@ -1,0 +1,131 @@
+"""The audit pipeline (lint → fuzz → score → report → Markdown) on an in-memory fake target."""
+
+from __future__ import annotations
+
+import json
+
+import anyio
+import pytest
+
+from mcprobe.core.model import JSON, Finding, Location, RawCall, Severity
+from mcprobe.core.report_model import TargetOut
+from mcprobe.engine.audit import AuditOptions, run_audit
+from mcprobe.report.markdown import render_markdown
+from tests.support.fake_target import FakeTarget, int_tool, ok_text, snapshot_of, tool_error
+
+pytestmark = pytest.mark.anyio
+
+STDOUT_NOISE = Finding(
+    code="server.stdout_noise",
+    severity=Severity.WARNING,
+    message="The server printed non-JSON-RPC text on stdout.",
+    location=Location(),
+    hint="Log to stderr.",
+)
+
+
+def target_with(*tools: JSON, **kwargs: object) -> FakeTarget:
+    return FakeTarget(snapshot=snapshot_of(tuple(tools)), **kwargs)  # type: ignore[arg-type]
+
+
+async def test_lint_only_audit_has_findings_markdown_and_no_fuzz_section() -> None:
+    target = target_with({"name": "bare", "inputSchema": {"type": "object"}})
+    with anyio.fail_after(5):
+        report = await run_audit(target, fuzz=False, connection_id="c4")
+    assert target.calls == []
+    assert report.coverage is None and report.fuzz == [] and report.fuzz_summary is None
+    assert "tool.missing_description" in {f.code for f in report.findings}
+    assert report.connection_id == "c4"
+    assert report.markdown == render_markdown(report.model_copy(update={"markdown": None}))
+    measured = {d.key for d in report.dimensions if d.measured}
+    assert measured == {"metadata", "schemaQuality", "security"}
+
+
+async def test_session_findings_join_the_lint_findings_once() -> None:
+    target = target_with(int_tool("alpha"), findings=(STDOUT_NOISE, STDOUT_NOISE))
+    with anyio.fail_after(5):
+        report = await run_audit(target, fuzz=False)
+    assert [f.code for f in report.findings].count("server.stdout_noise") == 1
+
+
+async def test_fuzzing_audit_scores_behaviour_and_names_critical_tools() -> None:
+    async def respond(name: str, arguments: JSON) -> RawCall:
+        return ok_text("accepted") if name == "sloppy" else tool_error("rejected")
+
+    tools = (int_tool("strict"), int_tool("sloppy"))
+    target = target_with(*tools, respond=respond)
+    with anyio.fail_after(5):
+        report = await run_audit(target, fuzz=True, options=AuditOptions(concurrency=2))
+    assert report.coverage is not None and report.coverage.fuzzed == ["strict", "sloppy"]
+    assert {d.key for d in report.dimensions if d.measured} == {
+        "metadata",
+        "schemaQuality",
+        "errorHandling",
+        "liveness",
+        "security",
+    }
+    sloppy = [r for r in report.fuzz if r.name == "sloppy" and r.malformed]
+    assert sloppy and all(r.silently_accepted for r in sloppy)
+    assert any("sloppy" in line for line in report.critical)
+    assert not any("`strict`" in line for line in report.critical)
+    assert report.markdown is not None and "⚠ Critical" in report.markdown
+
+
+async def test_options_reach_the_fuzzer() -> None:
+    tools = (int_tool("alpha"), int_tool("beta"), int_tool("gamma"))
+    target = target_with(*tools)
+    options = AuditOptions(max_tools=1, include=("beta", "gamma"), call_timeout=2.5)
+    with anyio.fail_after(5):
+        report = await run_audit(target, fuzz=True, options=options)
+    assert report.coverage is not None
+    assert report.coverage.fuzzed == ["beta"]
+    assert {name for name, _ in target.calls} == {"beta", "mcprobe_nonexistent_tool"}
+    assert set(target.timeouts) == {2.5}
+
+
+async def test_secret_values_are_scrubbed_from_every_string_of_the_report() -> None:
+    secret = "s3cr3t-token-value"
+
+    async def respond(name: str, arguments: JSON) -> RawCall:
+        return tool_error(f"bad token {secret}")
+
+    snapshot = snapshot_of((int_tool("alpha"),), instructions=f"uses {secret}")
+    target = FakeTarget(snapshot=snapshot, respond=respond)
+    target_out = TargetOut(transport="http", url="http://127.0.0.1:1/mcp", bearer=True)
+    with anyio.fail_after(5):
+        report = await run_audit(
+            target, fuzz=True, target_out=target_out, secrets=(secret,), connection_id="c1"
+        )
+    dumped = json.dumps(report.model_dump(by_alias=True, mode="json"))
+    assert secret not in dumped
+    assert "[redacted]" in dumped
+    assert report.markdown is not None and secret not in report.markdown
+
+
+async def test_overall_timeout_stops_a_hanging_target_and_says_so() -> None:
+    async def respond(name: str, arguments: JSON) -> RawCall:
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    target = target_with(int_tool("alpha"), respond=respond)
+    with anyio.fail_after(5):
+        report = await run_audit(target, fuzz=True, options=AuditOptions(overall_timeout=0.05))
+    assert report.fuzz and all(r.outcome == "notRun" for r in report.fuzz)
+    assert any("deadline" in note for note in report.notes)
+
+
+async def test_a_target_death_is_reported_with_its_stderr_tail_and_blames_no_unreplayed_case() -> (
+    None
+):
+    class DyingTarget(FakeTarget):
+        def stderr_tail(self) -> str:
+            return "Segmentation fault (core dumped)"
+
+    tools = (int_tool("bomb"), int_tool("after"))
+    target = DyingTarget(snapshot=snapshot_of(tools), dies_on="bomb")
+    with anyio.fail_after(5):
+        report = await run_audit(target, fuzz=True, options=AuditOptions(concurrency=1))
+    assert any("Segmentation fault" in note for note in report.notes)
+    assert any("target died and this kind of target cannot be restarted" in n for n in report.notes)
+    assert all(r.outcome == "notRun" for r in report.fuzz if r.name == "after")
+    assert not any(r.outcome == "protocolCrash" for r in report.fuzz)  # not replayed: no blame

@@ -1,0 +1,142 @@
+"""mcprobe.toml / [tool.mcprobe]: found upward, defaults that the command line overrides, rule
+overrides with their reason in the report, gates, and unknown keys as errors with their path."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from mcprobe.cli import EXIT_OK, EXIT_SCORE, EXIT_USAGE, run
+from mcprobe.config_file import ConfigFileError, find_config_file, load
+from mcprobe.core.model import Finding, Location, Severity
+from mcprobe.core.suppress import RuleOverride, apply_overrides
+from tests.support.paths import CLI_TARGET
+
+PY = sys.executable
+CLI_TARGET = CLI_TARGET
+DEMO = ("--", PY, "-m", "demo_target")
+
+
+def _audit_in(cwd: Path, monkeypatch: pytest.MonkeyPatch, *argv: str) -> tuple[int, str, str]:
+    monkeypatch.chdir(cwd)
+    out, err = io.StringIO(), io.StringIO()
+    code = run(["audit", *argv], out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_the_nearest_file_upward_wins_and_pyproject_needs_a_tool_mcprobe_table(
+    tmp_path: Path,
+) -> None:
+    deep = tmp_path / "a" / "b"
+    deep.mkdir(parents=True)
+    (tmp_path / "mcprobe.toml").write_text("[audit]\nfuzz = true\n")
+    assert find_config_file(deep) == tmp_path / "mcprobe.toml"
+    (tmp_path / "a" / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    assert find_config_file(deep) == tmp_path / "mcprobe.toml"  # no [tool.mcprobe]: skipped
+    (tmp_path / "a" / "pyproject.toml").write_text("[tool.mcprobe.audit]\ntimeout = 5\n")
+    assert find_config_file(deep) == tmp_path / "a" / "pyproject.toml"
+    assert load(tmp_path / "a" / "pyproject.toml").audit == {"timeout": 5}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[audit]\ntimout = 5\n", "mcprobe.toml: audit.timout: unknown key"),
+        ("[audti]\n", "mcprobe.toml: audti: unknown key"),
+        ("[audit]\nfuzz = 'yes'\n", "audit.fuzz"),
+        ("[gates]\nfail-under = 120\n", "gates.fail-under"),
+        ('[rules."param.untyped"]\nseverity = "info"\n', "rules.param.untyped.reason"),
+        ('[rules."param.untyped"]\nseverity = "loud"\nreason = "x"\n', "severity"),
+        (
+            '[rules."param.untyped"]\nseverity = "info"\nreason = "x"\nextra = 1\n',
+            "extra: unknown key",
+        ),
+        ('[rules."behavior.timeout"]\nseverity = "ignore"\nreason = "x"\n', "cannot be overridden"),
+        ("[audit\n", "not valid TOML"),
+    ],
+)
+def test_bad_config_files_name_the_key(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "mcprobe.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigFileError, match=message.replace(".", r"\.").replace("(", r"\(")):
+        load(path)
+
+
+def test_a_bad_config_is_a_usage_error_of_the_audit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "mcprobe.toml").write_text("[audit]\ntimout = 5\n")
+    code, _, err = _audit_in(tmp_path, monkeypatch, "http://127.0.0.1:1/mcp")
+    assert code == EXIT_USAGE
+    assert "audit.timout: unknown key" in err and len(err.splitlines()) == 1
+
+
+def _finding(code: str, tool: str | None, severity: Severity = Severity.WARNING) -> Finding:
+    return Finding(code, severity, "m", Location(tool=tool), "h")
+
+
+def test_ignore_removes_the_finding_and_notes_the_reason() -> None:
+    kept, notes = apply_overrides(
+        [_finding("param.untyped", "a"), _finding("param.untyped", "b"), _finding("tool.x", "a")],
+        [RuleOverride("param.untyped", None, "legacy", ("a",))],
+    )
+    assert [(f.code, f.location.tool) for f in kept] == [("param.untyped", "b"), ("tool.x", "a")]
+    assert notes == ["suppressed: param.untyped at a — legacy"]
+
+
+def test_a_severity_override_regrades_and_notes_it() -> None:
+    kept, notes = apply_overrides(
+        [_finding("param.untyped", "a")], [RuleOverride("param.untyped", Severity.ERROR, "strict")]
+    )
+    assert kept[0].severity is Severity.ERROR
+    assert notes == ["severity: param.untyped at a warning → error — strict"]
+
+
+@pytest.mark.slow
+def test_defaults_gates_and_suppressions_apply_to_a_real_audit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base_code, base_out, _ = _audit_in(tmp_path, monkeypatch, "--no-config", "--json", *DEMO)
+    before = json.loads(base_out)
+    codes = {f["code"] for f in before["findings"]}
+    assert base_code == EXIT_OK and codes, "the demo target needs some finding to suppress"
+    code_to_drop = "param.untyped"
+    assert code_to_drop in codes
+    (tmp_path / "mcprobe.toml").write_text(
+        "[audit]\nfuzz = true\nformat = 'json'\n[gates]\nfail-under = 100\n"
+        f'[rules."{code_to_drop}"]\nseverity = "ignore"\nreason = "accepted for now (#12)"\n'
+    )
+    code, out, _ = _audit_in(tmp_path, monkeypatch, *DEMO)
+    report = json.loads(out)
+    schema = {d["key"]: d["score"] for d in report["dimensions"]}["schemaQuality"]
+    assert schema > {d["key"]: d["score"] for d in before["dimensions"]}["schemaQuality"]
+    assert report["coverage"] is not None  # fuzz = true from the file
+    assert code_to_drop not in {f["code"] for f in report["findings"]}
+    assert any(
+        n.startswith(f"suppressed: {code_to_drop} at ") and n.endswith("accepted for now (#12)")
+        for n in report["notes"]
+    )
+    assert "suppressed: " in report["markdown"]
+    assert code == EXIT_SCORE  # the gate from the file
+    # the command line wins over the file; --no-config ignores it
+    code, out, _ = _audit_in(
+        tmp_path,
+        monkeypatch,
+        "--format",
+        "md",
+        "--fail-under",
+        "0",
+        "--",
+        PY,
+        CLI_TARGET,
+        "--clean",
+    )
+    assert code == EXIT_OK and out.startswith("# mcprobe")
+    code, out, _ = _audit_in(
+        tmp_path, monkeypatch, "--no-config", "--json", "--", PY, CLI_TARGET, "--clean"
+    )
+    assert code == EXIT_OK and json.loads(out)["coverage"] is None
