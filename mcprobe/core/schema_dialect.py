@@ -13,7 +13,7 @@ scope always starts at the 2020-12 root, which carries the ``meta`` anchor, so t
 to the same schema) and the vocabularies' non-recursive ``$defs`` references inlined. It is
 derived at import time from the official documents that ship with jsonschema, and applied by the
 same jsonschema validator class, with each ``$ref: "#"`` tied to the root object in memory
-(``TIED_2020_12_META_SCHEMA``: no reference lookups at all). ``tests/test_schema_dialect.py``
+(``TIED_2020_12_META_SCHEMA``: no reference lookups at all). ``tests/core/test_schema_dialect.py``
 proves that it and the official meta-schema give the same verdict and the same (pointer,
 message) problems, in the same order, over a corpus and random schemas.
 Other dialects use their official meta-schema (they are fast already). ``schema_problems`` also

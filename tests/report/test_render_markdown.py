@@ -4,7 +4,7 @@ Golden files live in ``tests/golden/<name>.md`` (the rendering) and ``tests/gold
 (the report it was rendered from, latencies normalised). To regenerate them after an intended
 change, run::
 
-    MCPROBE_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_render_markdown.py
+    MCPROBE_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/report/test_render_markdown.py
 
 then review the diff of ``tests/golden/`` before committing. ``normalise_volatile`` zeroes
 latencies (the only volatile field); golden tests of real targets should apply it too.

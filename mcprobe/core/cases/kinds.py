@@ -9,7 +9,7 @@ a case say why with ``site.drop``. Pure and deterministic.
 
 To add a malformed kind: a ``CaseKind`` member (model.py), a builder here and one ``CaseKindSpec``
 in ``CASE_KINDS`` (tuple order = the order of a field's cases), a ``### `kind``` section under
-"Case kinds" in docs/checks.md, and a test in tests/test_cases.py.
+"Case kinds" in docs/checks.md, and a test in tests/core/test_cases.py.
 """
 
 from __future__ import annotations
