@@ -10,8 +10,8 @@ from mcprobe.core.model import Coverage, FuzzRun, RestartAttempt, TargetDeath
 from mcprobe.core.report_model import ConformanceReport
 from mcprobe.core.verdicts import verdict
 from mcprobe.report.markdown import render_markdown
-from tests.synthetic_audits import clean_audit
-from tests.test_report_build import build
+from tests.core.test_report_build import build
+from tests.support.synthetic_audits import clean_audit
 
 KILLER = TargetDeath(
     cases=("bomb wrong_type:n", "alpha valid"),
