@@ -584,3 +584,14 @@ def test_slow_valid_calls_and_lint_findings_are_deductions_of_their_own_verdicts
     lost = 10 - (score_server(snapshot(1), lint, None).dimensions[1].score or 0.0)
     assert deduction.amount == pytest.approx(lost, abs=0.05)
     assert score_server(snapshot(1), [], None).dimensions[1].deductions == ()
+
+
+def test_a_security_finding_is_a_security_deduction_and_a_clean_server_has_none() -> None:
+    snap = snapshot(["add"], title="T", instructions="Adds numbers for the user, precisely.")
+    flagged = score_server(snap, [finding("security.homoglyph", Severity.ERROR, "add")], None)
+    security = next(d for d in flagged.dimensions if d.key == "security")
+    (deduction,) = security.deductions
+    assert (deduction.cause, deduction.tools) == ("securityFinding", ("add",))
+    assert dict(deduction.params)["code"] == "security.homoglyph"
+    clean = next(d for d in score_server(snap, [], None).dimensions if d.key == "security")
+    assert clean.deductions == ()
