@@ -59,6 +59,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def wants_config(argv: Sequence[str]) -> bool:
     own = list(argv)[: list(argv).index("--")] if "--" in argv else list(argv)
+    if "-h" in own or "--help" in own:
+        return False  # the audit parser prints the help
     return any(a == "--config" or a.startswith("--config=") for a in own)
 
 

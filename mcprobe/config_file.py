@@ -212,6 +212,8 @@ def apply_defaults(ns: argparse.Namespace, config: ProjectConfig, given: Sequenc
         option = "--" + dest.replace("_", "-")
         if option in flags or (dest == "format" and "--json" in flags):
             continue
+        if dest == "fail_on_regression" and getattr(ns, "baseline", None) is None:
+            continue  # the gate of the file waits for a --baseline; without one it is idle
         if dest == "tools":
             value = list(value)
         setattr(ns, dest, value)

@@ -140,3 +140,31 @@ def test_defaults_gates_and_suppressions_apply_to_a_real_audit(
         tmp_path, monkeypatch, "--no-config", "--json", "--", PY, CLI_TARGET, "--clean"
     )
     assert code == EXIT_OK and json.loads(out)["coverage"] is None
+
+
+def test_fail_on_regression_from_the_file_waits_for_a_baseline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "mcprobe.toml").write_text("[gates]\nfail-on-regression = true\n")
+    code, _, err = _audit_in(tmp_path, monkeypatch, "--", PY, CLI_TARGET, "--clean")
+    assert code == EXIT_OK, err  # no --baseline: the gate is idle, not a usage error
+    before = tmp_path / "before.json"
+    assert (
+        _audit_in(
+            tmp_path,
+            monkeypatch,
+            "--fuzz",
+            "--json",
+            "--output",
+            str(before),
+            "--",
+            PY,
+            CLI_TARGET,
+            "--clean",
+        )[0]
+        == 0
+    )
+    code, _, err = _audit_in(
+        tmp_path, monkeypatch, "--fuzz", "--baseline", str(before), "--", PY, CLI_TARGET
+    )
+    assert code == 7, err  # with one, the file's gate applies

@@ -261,3 +261,8 @@ def test_config_usage_errors_are_one_line(tmp_path: Path, monkeypatch: pytest.Mo
         assert reason in err and len(err.splitlines()) == 1
     code, _, err = _audit("--server", "clean", "http://127.0.0.1:1/mcp")
     assert code == EXIT_USAGE and "--config" in err
+
+
+def test_help_with_config_prints_the_audit_help(tmp_path: Path) -> None:
+    code, out, _ = _audit("--config", str(_two_servers(tmp_path)), "--help")
+    assert code == EXIT_OK and "--output-dir DIR" in out and "exit codes:" in out
