@@ -53,7 +53,7 @@ async def test_a_tool_reporting_progress_past_the_timeout_but_within_the_ceiling
 
 async def test_progress_does_not_extend_a_call_past_the_ceiling(tmp_path: Path) -> None:
     log = tmp_path / "log.jsonl"
-    target = spec("tools=slow_progress", "work=20", "step=0.1", f"log={log}", call_timeout=0.5)
+    target = spec("tools=slow_progress", "work=20", "step=0.1", f"log={log}", call_timeout=1.0)
     with anyio.fail_after(30):
         async with open_target(target) as connection:
             raw = await connection.call_tool("slow_progress", {})
