@@ -398,15 +398,18 @@ async def run_fuzz(
 
     # The tools nobody suspects, the probe, the tools in flight at a death, then the replays.
     probe_queue = deque([n_cases])
-    while await run.ensure_alive():
+    while True:
         if run.normal:
-            await run.wave(run.normal, concurrency)
+            queue, width = run.normal, concurrency
         elif probe_queue:
-            await run.wave(probe_queue, 1)
+            queue, width = probe_queue, 1
         elif run.deferred and run.can_afford_deferred():
-            await run.wave(run.deferred, concurrency)
+            queue, width = run.deferred, concurrency
         else:
             break
+        if not await run.ensure_alive():  # restarted only when there is something to send
+            break
+        await run.wave(queue, width)
     await run.replay()
     stopped = run.stopped or run.withheld
     why = f"not run: {stopped}" if stopped is not None else _DEADLINE

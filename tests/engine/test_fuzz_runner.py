@@ -197,6 +197,24 @@ async def test_a_target_that_cannot_be_started_again_stops_with_the_start_error(
     assert all(r.outcome is Outcome.NOT_RUN for r in run.results if r.tool == "alpha")
 
 
+async def test_a_target_that_dies_after_its_last_answer_is_not_restarted_for_nothing() -> None:
+    tools = (int_tool("alpha"),)
+    target = RestartableFake(snapshot=snapshot_of(tools))
+
+    async def respond(name: str, arguments: JSON) -> RawCall:
+        if name != "alpha":  # the unknown-tool probe, the very last call
+            target._alive = False
+        return tool_error()
+
+    target.respond = respond
+    with anyio.fail_after(5):
+        run = await run_fuzz(target, tools, concurrency=1)
+    assert target.restarts == 0
+    assert [d.cases for d in run.deaths] == [()]
+    assert run.flaky_crashes == ((),) and run.stopped is None
+    assert not any(r.outcome is Outcome.NOT_RUN for r in run.results)
+
+
 async def test_target_found_dead_between_calls_is_restarted_and_the_run_goes_on() -> None:
     tools = (int_tool("alpha"), int_tool("beta"))
     target = RestartableFake(snapshot=snapshot_of(tools))
