@@ -481,6 +481,12 @@ tool_like = st.fixed_dictionaries(
 )
 
 
+def test_lint_does_not_raise_on_unhashable_required_entries() -> None:
+    # Found by the property test below: `required: [[]]` made the contradiction rule raise.
+    tool = {"name": "t", "inputSchema": {"properties": {}, "required": [[]]}}
+    assert lint(tool) == lint(tool)
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(tool_like | json_values, max_size=4))
 def test_lint_never_raises_and_is_deterministic_for_any_json(tools: list[Any]) -> None:

@@ -752,7 +752,10 @@ def check_param_contradiction(view: ToolView) -> Iterator[Finding]:
     required = schema.get("required")
     if not isinstance(properties, Mapping):
         return
-    required_names = set(required) if isinstance(required, list) else set()
+    # Only string entries name properties; a hostile `required: [[]]` must not raise.
+    required_names = (
+        {r for r in required if isinstance(r, str)} if isinstance(required, list) else set()
+    )
     for key, sub in properties.items():
         if key in required_names or not isinstance(sub, Mapping):
             continue
