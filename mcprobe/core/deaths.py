@@ -6,8 +6,8 @@ mcprobe's own sentences: how many times the target died and was restarted, on wh
 long each restart took, the end of each dead process's stderr, which deaths were flaky (no
 replay reproduced them: candidates named, no tool blamed), and why the run stopped if it did.
 
-Pure: no I/O. Target text (stderr, causes) is quoted as data by the renderers, which escape
-every note.
+Pure: no I/O. Target text (tool names, stderr) is put in single backticks, so the renderers
+show it as quoted data; they escape every note.
 """
 
 from __future__ import annotations
@@ -54,8 +54,14 @@ def deaths_out(fuzz: FuzzRun) -> list[TargetDeathOut]:
     ]
 
 
+def _quoted(text: str) -> str:
+    """Target text (tool names, stderr) in single backticks, the lint convention, so renderers
+    show it as a quote (a backtick inside would end the quote early: it becomes ')."""
+    return "`" + text.replace("`", "'") + "`"
+
+
 def _cases(cases: Sequence[str]) -> str:
-    named = ", ".join(cases[:_CASES_NAMED])
+    named = ", ".join(_quoted(case) for case in cases[:_CASES_NAMED])
     more = len(cases) - _CASES_NAMED
     return f"{named} and {more} more" if more > 0 else named
 
@@ -66,7 +72,7 @@ def _stderr(tail: str) -> str:
         return ""  # an HTTP target has none; an empty one says nothing
     if len(text) > STDERR_QUOTE:
         text = "…" + text[-STDERR_QUOTE:]
-    return f" Its stderr ended with: {text}"
+    return f" Its stderr ended with: {_quoted(text)}"
 
 
 def _restarts(death: TargetDeath) -> str:
@@ -83,7 +89,7 @@ def _one(number: int, death: TargetDeath, flaky: Sequence[tuple[str, ...]]) -> s
     verdict = death_verdict(death, flaky)
     if verdict == "crash":
         what = (
-            f"replaying {death.cases[0]} alone killed it again ({death.cause}): that case "
+            f"replaying {_quoted(death.cases[0])} alone killed it again ({death.cause}): that case "
             "crashes the server"
         )
     elif not death.cases:

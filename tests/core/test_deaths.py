@@ -64,14 +64,21 @@ def test_the_notes_count_deaths_and_restarts_and_quote_each_stderr_clipped() -> 
         "(1 restart attempt failed)"
     )
     assert (
-        "2 cases were in flight (bomb wrong_type:n, alpha valid); restarted in 0.25 s" in notes[1]
+        "2 cases were in flight (`bomb wrong_type:n`, `alpha valid`); restarted in 0.25 s"
+        in notes[1]
     )
-    assert "fatal: bomb could not handle n" in notes[1]
-    assert "replaying bomb wrong_type:n alone killed it again" in notes[2]
+    assert "Its stderr ended with: `fatal: bomb could not handle n`" in notes[1]
+    assert "replaying `bomb wrong_type:n` alone killed it again" in notes[2]
     assert "not restarted" in notes[2]
     assert "a flaky crash" in notes[3] and "no tool is blamed" in notes[3]
     assert "a restart failed after 0.50 s (could not start: boom)" in notes[3]
-    assert "…" + "x" * STDERR_QUOTE in notes[3] and "x" * (STDERR_QUOTE + 1) not in notes[3]
+    assert "…" + "x" * STDERR_QUOTE + "`" in notes[3] and "x" * (STDERR_QUOTE + 1) not in notes[3]
+
+
+def test_target_text_in_a_note_cannot_end_its_quote() -> None:
+    death = TargetDeath(cases=("a`b valid",), cause="target exited with code 1", stderr_tail="x`y")
+    note = death_notes(run_with(death))[1]
+    assert "(`a'b valid`)" in note and "`x'y`" in note
 
 
 def test_no_death_no_note() -> None:

@@ -48,9 +48,8 @@ async def test_a_tool_that_kills_the_server_on_one_case_is_the_only_crash_and_th
     assert four.unknown_tool_probe is not None
     text = notes(four)
     assert "restarted 1 time;" in text
-    assert "replaying fragile wrong_type:n alone killed it again (target exited with code 9)" in (
-        text
-    )
+    culprit = "replaying `fragile wrong_type:n` alone killed it again (target exited with code 9)"
+    assert culprit in text
     assert "fatal: fragile could not handle n=" in text  # the stderr tail of the death
     assert "protocolCrash" in (four.markdown or "")
     # The same as data: two deaths, one restart, the second death the reproducing replay.
