@@ -17,23 +17,28 @@ from tests.targets.processes import pid_running
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and prctl")
 
-# Fork, setsid, fork; the middle process exits at once; the daemon sleeps; print its pid.
+# Fork, setsid, fork; the middle process exits at once; the daemon sleeps; print its pid once
+# the middle process has been reaped (waitpid): the daemon is re-parented while the middle
+# process exits, so printing as soon as the pid arrives raced that exit on a loaded machine.
 DOUBLE_FORK = (
     "import os,sys,time\n"
     "r,w=os.pipe()\n"
-    "if os.fork()==0:\n"
+    "m=os.fork()\n"
+    "if m==0:\n"
     "    os.setsid()\n"
     "    d=os.fork()\n"
     "    if d==0:\n"
     "        time.sleep(60); os._exit(0)\n"
     "    os.write(w,str(d).encode()); os._exit(0)\n"
-    "print(int(os.read(r,32)),flush=True)\n"
+    "d=int(os.read(r,32))\n"
+    "os.waitpid(m,0)\n"
+    "print(d,flush=True)\n"
     "time.sleep(60)\n"
 )
 
 
 def _wait_gone(pid: int) -> bool:
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 30  # generous: a SIGKILLed process on a loaded machine
     while pid_running(pid) and time.monotonic() < deadline:
         time.sleep(0.02)
     return not pid_running(pid)
