@@ -7,8 +7,9 @@ thread, so several calls can be in flight at once, as they are with ``--concurre
 
 Tools (listed in this order; ``tools=A,B`` lists only those):
   fragile       read-only; integer ``n``. A string ``n`` (the ``wrong_type:n`` case) kills the
-                process (exit 9, after a short pause so other calls are in flight);
-                other bad input gets ``isError``
+                process (exit 9, once every call that arrived before it was answered and
+                after a short pause so later calls are in flight); other bad input gets
+                ``isError``
   healthy_a/b/c read-only; integer ``n``; bad input gets ``isError``; answers after ``delay=S``
                 seconds (default 0.05)
   writer        ``destructiveHint: false`` only (an additive write)
@@ -71,6 +72,10 @@ class Fragile:
         self.modes = {a for a in argv if "=" not in a}
         self.keys = dict(a.split("=", 1) for a in argv if "=" in a)
         self.lock = threading.Lock()
+        # tools/call requests not yet answered: id → arrival number (see ``call``, fragile).
+        self.unanswered: dict[Json, int] = {}
+        self.arrivals = 0
+        self.answered = threading.Condition()
 
     def log(self, event: dict[str, Json]) -> None:
         path = self.keys.get("log")
@@ -82,6 +87,19 @@ class Fragile:
         with self.lock:
             sys.stdout.buffer.write(json.dumps(message).encode() + b"\n")
             sys.stdout.buffer.flush()
+        if "id" in message and ("result" in message or "error" in message):
+            with self.answered:
+                self.unanswered.pop(message["id"], None)
+                self.answered.notify_all()
+
+    def await_earlier_answers(self, rid: Json) -> None:
+        """Block until every tools/call that arrived before ``rid`` has been answered (its
+        answer written and flushed, so mcprobe reads it before the pipe closes)."""
+        with self.answered:
+            mine = self.unanswered.get(rid, self.arrivals)
+            self.answered.wait_for(
+                lambda: all(n >= mine for n in self.unanswered.values()), timeout=60
+            )
 
     def reply(self, rid: Json, text: str, *, is_error: bool = False) -> None:
         result: dict[str, Json] = {"content": [{"type": "text", "text": text}]}
@@ -131,6 +149,9 @@ class Fragile:
             elif method == "tools/list":
                 self.send({"jsonrpc": "2.0", "id": rid, "result": {"tools": self.listed()}})
             elif method == "tools/call":
+                with self.answered:
+                    self.unanswered[rid] = self.arrivals
+                    self.arrivals += 1
                 threading.Thread(target=self.call, args=(rid, params), daemon=True).start()
             else:
                 self.send(
@@ -176,9 +197,12 @@ class Fragile:
             return
         n = args.get("n") if isinstance(args, dict) else None
         if name == "fragile" and isinstance(n, str):
-            # Long enough that the calls sent with it are answered first: the ones in flight at
-            # the death were all sent after it (a crash while working on a request).
-            time.sleep(0.5)
+            # The calls that arrived before it are answered first, so the ones in flight at the
+            # death were all sent after it (a crash while working on a request). An event, not a
+            # fixed pause: on a loaded machine an earlier call can take longer than any pause.
+            # The short pause after it leaves later calls in flight when it dies.
+            self.await_earlier_answers(rid)
+            time.sleep(0.2)
             self.die(f"fragile could not handle n={n!r}")
         time.sleep(float(self.keys.get("delay", "0.05")))
         if not isinstance(args, dict) or set(args) != {"n"} or type(n) is not int or n < 1:
