@@ -22,6 +22,11 @@ What each tool demonstrates (lint code / fuzz behaviour):
                    ``outputSchema`` (outputSchemaViolation)
 ``ping_backend``   a successful call with no content at all (emptySuccess); arguments get a
                    JSON-RPC ``-32602`` error (protocolError)
+``open_repo``      refuses mcprobe's placeholder path (the refused sample is inconclusive, not a
+                   failure); rejects malformed input as invalid arguments
+``fetch_page``     needs the network, which a sandbox lacks (environment: counted in no score)
+``backup_status``  answers a valid call with ``Error: …`` text but no ``isError``
+                   (failureAsSuccess)
 ``search docs``    tool.unusual_name, schema.invalid (``minimum`` is a string); the optional
                    ``limit`` says "REQUIRED" (security.param_contradiction: the Security
                    dimension's one defect)
@@ -85,6 +90,24 @@ _LOOKUP_INPUT: dict[str, Any] = {
 
 _PING_INPUT: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 
+
+def _one_string(name: str, description: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {name: {"type": "string", "description": description, **extra}},
+        "required": [name],
+        "additionalProperties": False,
+    }
+
+
+_REPO_INPUT = _one_string("repo_path", "Path of a git repository on the server.")
+_FETCH_INPUT = _one_string("url", "The page to fetch.", format="uri")
+_BACKUP_INPUT: dict[str, Any] = {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": False,
+}
+
 TOOLS: tuple[dict[str, Any], ...] = (
     {
         "name": "greet",
@@ -147,6 +170,24 @@ TOOLS: tuple[dict[str, Any], ...] = (
         "name": "ping_backend",
         "description": "Check that the backend answers; takes no arguments.",
         "inputSchema": _PING_INPUT,
+        "annotations": _READ_ONLY,
+    },
+    {
+        "name": "open_repo",
+        "description": "Show the current branch of the git repository at repo_path.",
+        "inputSchema": _REPO_INPUT,
+        "annotations": _READ_ONLY,
+    },
+    {
+        "name": "fetch_page",
+        "description": "Fetch a web page and return its text.",
+        "inputSchema": _FETCH_INPUT,
+        "annotations": {**_READ_ONLY, "openWorldHint": True},
+    },
+    {
+        "name": "backup_status",
+        "description": "Report when the demo's data was last backed up.",
+        "inputSchema": _BACKUP_INPUT,
         "annotations": _READ_ONLY,
     },
     {
@@ -268,6 +309,33 @@ def _ping_backend(args: Mapping[str, Any]) -> types.CallToolResult:
     return types.CallToolResult(content=[])
 
 
+def _invalid(schema: dict[str, Any], args: Mapping[str, Any]) -> types.CallToolResult | None:
+    errors = sorted(e.message for e in Draft202012Validator(schema).iter_errors(args))
+    return _text("Invalid arguments: " + "; ".join(errors), is_error=True) if errors else None
+
+
+def _open_repo(args: Mapping[str, Any]) -> types.CallToolResult:
+    refused = _invalid(_REPO_INPUT, args)
+    if refused is not None:
+        return refused
+    return _text(f"not a git repository: {str(args['repo_path'])[:80]!r}", is_error=True)
+
+
+def _fetch_page(args: Mapping[str, Any]) -> types.CallToolResult:
+    refused = _invalid(_FETCH_INPUT, args)
+    if refused is not None:
+        return refused
+    # What a real fetch says in a sandbox without DNS (the demo never touches the network).
+    return _text("request failed, reason: getaddrinfo ENOTFOUND example.com", is_error=True)
+
+
+def _backup_status(args: Mapping[str, Any]) -> types.CallToolResult:
+    refused = _invalid(_BACKUP_INPUT, args)
+    if refused is not None:
+        return refused
+    return _text("Error: no backup service is configured")  # a failure dressed as a success
+
+
 def _search_docs(args: Mapping[str, Any]) -> types.CallToolResult:
     return _text(f"No documents match {str(args.get('query', ''))[:50]!r}.")
 
@@ -284,6 +352,9 @@ _HANDLERS = {
     "lookup_user": _lookup_user,
     "get_status": _get_status,
     "ping_backend": _ping_backend,
+    "open_repo": _open_repo,
+    "fetch_page": _fetch_page,
+    "backup_status": _backup_status,
     "search docs": _search_docs,
     "reset_database": _reset_database,
 }

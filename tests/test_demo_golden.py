@@ -47,7 +47,7 @@ def normalise_markdown(markdown: str) -> str:
 
 def normalise_report(report: ConformanceReport) -> dict[str, Any]:
     data = report.model_dump(by_alias=True, mode="json")
-    for result in [*data["fuzz"], data["unknownToolProbe"]]:
+    for result in [*data["fuzz"], data["unknownToolProbe"], data["nonObjectProbe"]]:
         if result is not None:
             result["latencyMs"] = 0
     if data["target"] is not None:
@@ -85,8 +85,21 @@ def test_golden_demo_report_shows_every_behaviour_a_live_target_can_survive() ->
     data = json.loads(GOLDEN_JSON.read_text(encoding="utf-8"))
     outcomes = {r["outcome"] for r in data["fuzz"]}
     assert {"ok", "toolError", "protocolError"} <= outcomes
-    for flag in ("silentlyAccepted", "emptySuccess", "outputSchemaViolation", "leak"):
+    for flag in (
+        "silentlyAccepted",
+        "emptySuccess",
+        "outputSchemaViolation",
+        "leak",
+        "failureAsSuccess",
+        "environment",
+        "inconclusive",
+    ):
         assert any(r[flag] for r in data["fuzz"]), flag
+    sources = {r["source"] for r in data["fuzz"]}
+    assert {"schema", "synthesized"} <= sources, sources
+    # a refused placeholder is inconclusive; rejections that name validation stay conclusive
+    repo = [r for r in data["fuzz"] if r["name"] == "open_repo"]
+    assert repo[0]["inconclusive"] and any(not r["inconclusive"] for r in repo[1:])
     codes = {f["code"] for f in data["findings"]}
     assert len(codes & LINT_CODES) >= 11, sorted(LINT_CODES - codes)
     assert data["coverage"]["skipped"], "an unannotated tool must show up as skipped"

@@ -35,7 +35,15 @@ PROBE_TOOLS = {
 }
 _CODE = re.compile(r"(tool|schema|param|server|security)\.[a-z][a-z_]*")
 _BEHAVIOUR = re.compile(r"behavior\.[a-z][a-z_]*")
-_FLAGS = ("silentlyAccepted", "emptySuccess", "outputSchemaViolation", "leak")
+_FLAGS = (
+    "silentlyAccepted",
+    "emptySuccess",
+    "outputSchemaViolation",
+    "leak",
+    "failureAsSuccess",
+    "environment",
+    "inconclusive",
+)
 
 
 def _headings() -> set[str]:

@@ -213,7 +213,7 @@ def unknown_tool_succeeds(outcome: Outcome) -> None:
     report = report_of(outcome)
     probe = report.unknown_tool_probe
     assert probe is not None and probe.outcome == "ok" and probe.silently_accepted
-    assert any("does not exist succeeded" in line for line in report.critical)
+    assert any("does not exist was answered as a success" in line for line in report.critical)
     healthy_echo(report)
 
 

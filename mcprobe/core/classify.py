@@ -32,6 +32,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from mcprobe.core.evidence import environment_cause, failure_text
 from mcprobe.core.json_depth import clip
 from mcprobe.core.model import JSON, Case, CaseKind, CaseResult, Outcome, RawCall, RawKind
 from mcprobe.core.result_shape import describe, result_shape_problems
@@ -48,73 +49,12 @@ INTERNAL_ERROR = -32603
 
 # --------------------------------------------------------------------------- leak detection
 
-_EXCEPTION_NAMES = (
-    "ArithmeticError",
-    "AssertionError",
-    "AttributeError",
-    "BlockingIOError",
-    "BrokenPipeError",
-    "BufferError",
-    "ChildProcessError",
-    "ConnectionAbortedError",
-    "ConnectionError",
-    "ConnectionRefusedError",
-    "ConnectionResetError",
-    "EOFError",
-    "FileExistsError",
-    "FileNotFoundError",
-    "FloatingPointError",
-    "ImportError",
-    "IndentationError",
-    "IndexError",
-    "InterruptedError",
-    "IsADirectoryError",
-    "KeyError",
-    "LookupError",
-    "MemoryError",
-    "ModuleNotFoundError",
-    "NameError",
-    "NotADirectoryError",
-    "NotImplementedError",
-    "OSError",
-    "OverflowError",
-    "PermissionError",
-    "ProcessLookupError",
-    "RecursionError",
-    "ReferenceError",
-    "RuntimeError",
-    "StopIteration",
-    "SyntaxError",
-    "SystemError",
-    "TabError",
-    "TimeoutError",
-    "TypeError",
-    "UnboundLocalError",
-    "UnicodeDecodeError",
-    "UnicodeEncodeError",
-    "UnicodeError",
-    "ValueError",
-    "ZeroDivisionError",
-    "JSONDecodeError",
-    "ValidationError",
-    # JavaScript
-    "RangeError",
-    "EvalError",
-    "URIError",
-    # Java
-    "NullPointerException",
-    "IllegalArgumentException",
-    "IllegalStateException",
-    "ClassCastException",
-    "NumberFormatException",
-    "ArrayIndexOutOfBoundsException",
-    "IndexOutOfBoundsException",
-    "UnsupportedOperationException",
-    "ConcurrentModificationException",
-)
-
-_UNIX_ROOTS = "home|Users|usr|opt|var|srv|root|tmp|private|etc|lib|lib64|mnt|app|workspace|nix|snap"
-_PATH_CHARS = r"[^\s\"'<>()\[\]{},;|]"
+# ``leak`` means internals, not information: a traceback, a stack frame, a source file with a
+# line number, an install directory of packages, or a fully qualified (Java-style) exception
+# class. A data path the user needs (an allowed directory, a resolved argument path, an install
+# hint) and a bare exception class name (``ValueError: bad input``, how many servers phrase a
+# refusal) are not internals and are not flagged.
+_SOURCE_EXT = r"(?:py|pyw|m?js|cjs|tsx?|jsx|java|kt|rb|go|rs|php|cs|cpp|cc|c|h)"
 
 _LEAK_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("a Python traceback", re.compile(r"Traceback \(most recent call last\)")),
@@ -133,19 +73,16 @@ _LEAK_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"\b(?:java|javax|jakarta|kotlin|scala|org|com)\.[\w.$]{0,200}(?:Exception|Error)\b"
         ),
     ),
-    ("an exception class name", re.compile(r"\b[A-Z][A-Za-z0-9_]{0,100}(?:Error|Exception)(?=:)")),
-    ("an exception class name", re.compile(r"\b(?:" + "|".join(_EXCEPTION_NAMES) + r")\b")),
     (
-        "an absolute file path",
-        re.compile(r"(?<![\w.:/~-])/(?:" + _UNIX_ROOTS + r")/" + _PATH_CHARS),
-    ),
-    (
-        "an absolute file path",
+        "a qualified exception class name",
         re.compile(
-            r"(?<![\w.:/~-])(?:/[\w.@+-]{1,200}){2,}\.(?:py|m?js|ts|java|rb|go|rs|php|cs)\b"
+            r"\b[a-z_][a-z0-9_]{0,100}(?:\.[a-z_][a-z0-9_]{0,100}){0,10}\.[A-Z]\w{0,100}(?:Error|Exception)\b"
         ),
     ),
-    ("an absolute file path", re.compile(r"\b[A-Za-z]:\\[^\s\\\"'<>|:*?]")),
+    (
+        "a source file path with a line number",
+        re.compile(r"[/\\][\w.@+-]{1,200}\." + _SOURCE_EXT + r":\d+\b"),
+    ),
     ("a package directory path", re.compile(r"(?:site-packages|dist-packages|node_modules)[/\\]")),
 )
 
@@ -381,6 +318,7 @@ def _result(case: Case, raw: RawCall, outcome: Outcome, **found: Any) -> CaseRes
         arguments=case.arguments,
         outcome=outcome,
         latency_ms=raw.latency_ms,
+        source=case.source,
         **found,
     )
 
@@ -402,6 +340,7 @@ def _classify_jsonrpc_error(case: Case, raw: RawCall) -> CaseResult:
         leak=leaked is not None,
         message=excerpt(error_text) or None,
         note=_note(*notes),
+        environment=environment_cause(error_text),
     )
 
 
@@ -419,15 +358,38 @@ def _classify_result(case: Case, raw: RawCall, tool: JSON) -> CaseResult:
             leak=leaked is not None,
             message=excerpt(content.text) or None,
             note=_note(*notes),
+            environment=environment_cause(content.text),
         )
     silently_accepted = case.malformed
     empty = False
     violation = False
+    failed = failure_text(content.text, content.structured, case.arguments)
+    environment = environment_cause(content.text) if failed else None
     if silently_accepted:
-        if case.kind is CaseKind.UNKNOWN_TOOL:
-            notes.insert(0, "a tool that does not exist was executed instead of rejected")
+        if case.kind is CaseKind.UNKNOWN_TOOL and failed:
+            notes.insert(
+                0,
+                "a call to a tool that does not exist was answered with text saying it failed, "
+                "but without `isError` (the protocol said success)",
+            )
+        elif case.kind is CaseKind.UNKNOWN_TOOL:
+            notes.insert(
+                0, "a call to a tool that does not exist was answered as a success (no `isError`)"
+            )
+        elif failed:
+            notes.insert(
+                0,
+                f"the refusal was only in the text ({failed}); without `isError` the protocol "
+                "said success",
+            )
         else:
             notes.insert(0, "malformed input was accepted")
+    elif failed:
+        notes.insert(
+            0,
+            f"reports failure as success without `isError` ({failed}): a model will read it "
+            "as done",
+        )
     else:
         empty = not content.has_usable
         if empty:
@@ -445,6 +407,8 @@ def _classify_result(case: Case, raw: RawCall, tool: JSON) -> CaseResult:
         output_schema_violation=violation,
         message=excerpt(shown) or None,
         note=_note(*notes),
+        failure_as_success=failed is not None and not case.malformed,
+        environment=environment,
     )
 
 

@@ -100,13 +100,30 @@ class CaseKind(StrEnum):
     UNKNOWN_TOOL = "unknown_tool"  # the once-per-server call to a tool that does not exist
 
 
+class CaseSource(StrEnum):
+    """Where a case's argument values came from (its provenance).
+
+    ``user``: an example the user gave (``--examples``, the ``examples`` input). ``schema``: every
+    value the case sends is the schema's own word (``default``, ``const``, ``examples``, a
+    one-value ``enum``), or the schema requires nothing and the case sends nothing.
+    ``synthesized``: at least one value is mcprobe's guess (a placeholder such as
+    ``"example.txt"``). A tool that refuses a synthesized valid call proves nothing about the
+    tool; refusing a user or schema example is a real failure.
+    """
+
+    USER = "user"
+    SCHEMA = "schema"
+    SYNTHESIZED = "synthesized"
+
+
 @dataclass(frozen=True)
 class Case:
     """One call to make: the exact ``arguments`` to send and why.
 
     ``malformed`` is True for every kind but ``valid``; it has been checked against the tool's
     input schema with a real validator before the case was emitted, so a malformed case truly
-    does not validate and a valid case truly does.
+    does not validate and a valid case truly does. ``source``: the provenance of the values the
+    case is built on (for a malformed case: of its valid base).
     """
 
     tool: str
@@ -114,6 +131,7 @@ class Case:
     label: str
     arguments: JSON
     malformed: bool
+    source: CaseSource = CaseSource.SYNTHESIZED
 
 
 @dataclass(frozen=True)
@@ -191,6 +209,10 @@ class CaseResult:
     error_code: int | None = None
     message: str | None = None  # short excerpt of the response (untrusted text)
     note: str | None = None  # mcprobe's own explanation (e.g. which validation failed)
+    source: CaseSource = CaseSource.SYNTHESIZED
+    failure_as_success: bool = False  # no ``isError``, but the content plainly reports failure
+    environment: str | None = None  # the machine, not the server, caused it (excerpt of why)
+    inconclusive: str | None = None  # why this result proves nothing (excluded from scores)
 
     @property
     def invalid_result(self) -> bool:
@@ -205,6 +227,11 @@ class CaseResult:
         if self.outcome is Outcome.TOOL_ERROR:
             return True
         return self.outcome is Outcome.PROTOCOL_ERROR and self.error_code not in (None, -32603)
+
+    @property
+    def conclusive(self) -> bool:
+        """Sent, and judgeable: the only results any score counts."""
+        return self.outcome is not Outcome.NOT_RUN and self.inconclusive is None
 
     @property
     def critical(self) -> bool:
@@ -268,19 +295,21 @@ class FuzzRun:
     """Everything the behavioural pass produced for one server.
 
     ``unknown_tool_probe`` is the classified call to a tool name that provably does not exist
-    (label ``unknown_tool``), or None when it was not made. ``crashed_by`` (``tool``, ``label``)
-    singles out a case that killed the target from bystanders in flight (the report counts only
-    it as a crash); ``fuzz_runner`` leaves it None, as every crash it reports was reproduced.
-    ``deadline_hit`` is True when the overall deadline stopped the run. ``deaths`` lists every
-    time the target died (with its restarts), ``flaky_crashes`` the candidates of each death
-    that no replay reproduced, ``stopped`` why the run could not go on after a death (None: it
-    did not stop).
+    (label ``unknown_tool``), or None when it was not made; ``non_object_probe`` the one
+    ``non_object_arguments`` call (protocol layer, once per server), or None. ``crashed_by``
+    (``tool``, ``label``) singles out a case that killed the target from bystanders in flight
+    (the report counts only it as a crash); ``fuzz_runner`` leaves it None, as every crash it
+    reports was reproduced. ``deadline_hit`` is True when the overall deadline stopped the run.
+    ``deaths`` lists every time the target died (with its restarts), ``flaky_crashes`` the
+    candidates of each death that no replay reproduced, ``stopped`` why the run could not go on
+    after a death (None: it did not stop).
     """
 
     results: tuple[CaseResult, ...]
     coverage: Coverage
     tool_cases: tuple[ToolCases, ...] = ()
     unknown_tool_probe: CaseResult | None = None
+    non_object_probe: CaseResult | None = None  # ``arguments: []``, sent once per server
     crashed_by: tuple[str, str] | None = None
     deadline_hit: bool = False
     deaths: tuple[TargetDeath, ...] = ()

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from mcprobe.core.deaths import deaths_out
+from mcprobe.core.evidence import evidence_notes
 from mcprobe.core.fix_plan import plan_fixes
 from mcprobe.core.model import (
     CaseResult,
@@ -62,6 +63,10 @@ def to_result_out(result: CaseResult) -> FuzzResultOut:
         error_code=result.error_code,
         message=result.message,
         note=result.note,
+        source=result.source.value,
+        failure_as_success=result.failure_as_success,
+        environment=result.environment,
+        inconclusive=result.inconclusive,
     )
 
 
@@ -152,6 +157,9 @@ def summarise_fuzz(results: Sequence[FuzzResultOut]) -> FuzzSummaryOut:
         empty_success=sum(r.empty_success for r in results),
         output_schema_violation=sum(r.output_schema_violation for r in results),
         leak=sum(r.leak for r in results),
+        failure_as_success=sum(r.failure_as_success for r in results),
+        environment=sum(r.environment is not None for r in results),
+        inconclusive=sum(r.inconclusive is not None for r in results),
     )
 
 
@@ -189,6 +197,7 @@ def _fuzz_notes(fuzz: FuzzRun, not_run: int) -> list[str]:
         if tool_cases.dropped:
             dropped = "; ".join(f"`{d.label}` ({d.reason})" for d in tool_cases.dropped)
             notes.append(f"Cases not sent for `{tool_cases.tool}`: {dropped}.")
+    notes.extend(evidence_notes(fuzz))
     return notes
 
 
@@ -210,6 +219,7 @@ def build_report(
     coverage: CoverageOut | None = None
     fuzz_summary: FuzzSummaryOut | None = None
     probe: FuzzResultOut | None = None
+    flat: FuzzResultOut | None = None
     crashed_by: str | None = None
     deaths: list[TargetDeathOut] = []
     all_notes = list(notes)
@@ -223,6 +233,8 @@ def build_report(
         fuzz_summary = summarise_fuzz(fuzz_results)
         if fuzz.unknown_tool_probe is not None:
             probe = to_result_out(fuzz.unknown_tool_probe)
+        if fuzz.non_object_probe is not None:
+            flat = to_result_out(fuzz.non_object_probe)
         if fuzz.crashed_by is not None:
             crashed_by = " ".join(fuzz.crashed_by)
         all_notes.extend(_fuzz_notes(fuzz, fuzz_summary.not_run))
@@ -266,6 +278,7 @@ def build_report(
         fuzz=fuzz_results,
         fuzz_summary=fuzz_summary,
         unknown_tool_probe=probe,
+        non_object_probe=flat,
         crashed_by=crashed_by,
         deaths=deaths,
         fuzz_stopped=fuzz.stopped if fuzz is not None else None,
@@ -296,8 +309,9 @@ def derive_verdicts(report: ConformanceReport) -> ConformanceReport:
     problems: list[CriticalOut] = security_critical(report.findings)
     lines: list[str] = [critical_line(item) for item in problems]
     if report.coverage is not None:
+        calls = [*report.fuzz, *([report.non_object_probe] if report.non_object_probe else [])]
         behaviour = critical_problems(
-            report.fuzz, report.unknown_tool_probe, crashed_by=report.crashed_by
+            calls, report.unknown_tool_probe, crashed_by=report.crashed_by
         )
         problems += behaviour
         lines += [critical_line(item) for item in behaviour]

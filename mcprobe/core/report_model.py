@@ -16,7 +16,7 @@ from pydantic.alias_generators import to_camel
 from mcprobe.core.safe_json import safe_value
 from mcprobe.core.target_spec import Transport
 
-SCHEMA_VERSION = "1.3"
+SCHEMA_VERSION = "1.4"
 
 
 class WireModel(BaseModel):
@@ -105,6 +105,20 @@ class FuzzResultOut(WireModel):
     error_code: int | None = None
     message: str | None = None
     note: str | None = None
+    source: Literal["user", "schema", "synthesized"] = Field(
+        default="synthesized",
+        description="where the arguments' values came from: the user's example, the schema's "
+        "own words, or mcprobe's synthesis",
+    )
+    failure_as_success: bool = Field(
+        default=False, description="a valid call answered without isError, reporting failure"
+    )
+    environment: str | None = Field(
+        default=None, description="what the call needs from the machine that it lacks"
+    )
+    inconclusive: str | None = Field(
+        default=None, description="why this result proves nothing (counted in no score)"
+    )
 
 
 class FuzzSummaryOut(WireModel):
@@ -120,6 +134,9 @@ class FuzzSummaryOut(WireModel):
     empty_success: int
     output_schema_violation: int
     leak: int
+    failure_as_success: int = 0
+    environment: int = 0
+    inconclusive: int = 0
 
 
 class CriticalOut(WireModel):
@@ -246,6 +263,9 @@ class ConformanceReport(WireModel):
     fuzz: list[FuzzResultOut] = Field(default_factory=list)
     fuzz_summary: FuzzSummaryOut | None = None
     unknown_tool_probe: FuzzResultOut | None = None
+    non_object_probe: FuzzResultOut | None = Field(
+        default=None, description="`arguments: []`, sent once per server (protocol layer)"
+    )
     crashed_by: str | None = Field(default=None, description="'tool case' that killed the target")
     deaths: list[TargetDeathOut] = Field(
         default_factory=list, description="every time the target died during the fuzz run"

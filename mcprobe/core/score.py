@@ -338,6 +338,8 @@ def _not_measured_reason(fuzz: FuzzRun, what: str) -> str:
         return f"not measured: no {what} was sent (every tool was skipped)"
     if fuzz.results and all(r.outcome is Outcome.NOT_RUN for r in fuzz.results):
         return f"not measured: no {what} was sent (every case was not run)"
+    if any(r.inconclusive for r in fuzz.results):
+        return f"not measured: every {what} sent was inconclusive (see the notes)"
     return f"not measured: no {what} was sent"
 
 
@@ -378,15 +380,24 @@ def error_handling_dimension(fuzz: FuzzRun | None) -> Dimension:
     probe)."""
     if fuzz is None:
         return _dimension("errorHandling", None, ["not measured: no fuzz run (enable fuzz)"])
-    sent = [r for r in fuzz.results if r.malformed and r.outcome is not Outcome.NOT_RUN]
+    sent = [r for r in fuzz.results if r.malformed and r.conclusive]
     probe = fuzz.unknown_tool_probe
-    if probe is not None and probe.outcome is not Outcome.NOT_RUN:
+    if probe is not None and probe.conclusive:
         sent.append(probe)
+    flat = fuzz.non_object_probe  # -32603 there is the SDK's request parsing: a protocol note
+    if flat is not None and flat.conclusive and flat.error_code != -32603:
+        sent.append(flat)
     if not sent:
         return _dimension("errorHandling", None, [_not_measured_reason(fuzz, "malformed case")])
     rejected = sum(1 for r in sent if r.rejected)
     score = 10.0 * rejected / len(sent)
-    probe_note = " (including the unknown-tool probe)" if probe in sent else ""
+    probes = [
+        name
+        for p, name in ((flat, "`non_object_arguments`"), (probe, "unknown-tool"))
+        if p is not None and any(p is r for r in sent)
+    ]
+    plural = "s" if len(probes) > 1 else ""
+    probe_note = f" (including the {' and '.join(probes)} probe{plural})" if probes else ""
     reasons = [
         f"{rejected} of {len(sent)} malformed cases rejected cleanly{probe_note}: "
         f"10 × {rejected}/{len(sent)} = {_fmt(round_half_up(score, 1))}"
@@ -405,12 +416,15 @@ def _clean(result: CaseResult) -> bool:
         result.outcome is Outcome.OK
         and not result.empty_success
         and not result.output_schema_violation
+        and not result.failure_as_success
     )
 
 
 def _liveness_failure(result: CaseResult) -> tuple[str, tuple[tuple[str, str], ...]]:
     """The verdict (and its text parameters) of a valid call that was not a clean success."""
     if result.outcome is Outcome.OK:
+        if result.failure_as_success:
+            return "failureAsSuccess", ()
         return ("emptySuccess" if result.empty_success else "outputSchemaViolation"), ()
     if result.outcome is Outcome.TOOL_ERROR:
         return "rejectedValid", (("answer", "toolError"),)
@@ -430,7 +444,7 @@ def liveness_dimension(fuzz: FuzzRun | None) -> Dimension:
     """``10 × clean successes / valid cases sent`` minus the latency penalty."""
     if fuzz is None:
         return _dimension("liveness", None, ["not measured: no fuzz run (enable fuzz)"])
-    sent = [r for r in fuzz.results if not r.malformed and r.outcome is not Outcome.NOT_RUN]
+    sent = [r for r in fuzz.results if not r.malformed and r.conclusive]
     if not sent:
         reason = _not_measured_reason(fuzz, "valid case")
         unbuildable = [tc.tool for tc in fuzz.tool_cases if not tc.valid_constructible]

@@ -175,7 +175,7 @@ VERDICTS: tuple[VerdictKind, ...] = (
         key="unknownToolAccepted",
         title="Unknown tool name accepted",
         problem="accepts a call to a tool that does not exist",
-        probe_problem="a call to a tool that does not exist succeeded instead of being rejected",
+        probe_problem="a call to a tool that does not exist was answered as a success (no isError)",
         fix="Reject calls to unknown tools with JSON-RPC error -32602 or isError: true.",
         critical=True,
         dimensions=frozenset({ERROR_HANDLING}),
@@ -208,18 +208,32 @@ VERDICTS: tuple[VerdictKind, ...] = (
         sarif_id="behavior.empty_success",
     ),
     VerdictKind(
+        key="failureAsSuccess",
+        title="Failure reported as success",
+        reason="failure reported as success (no isError)",
+        problem="reports failure as success without isError",
+        fix="Set isError: true on every result that reports a failure, so a model does not read "
+        "it as done.",
+        dimensions=frozenset({LIVENESS}),
+        summary="A valid call came back without isError, but its content plainly reports a "
+        "failure (it starts with an error marker, or says success: false): a model reads it as "
+        "done.",
+        sarif_id="behavior.failure_as_success",
+    ),
+    VerdictKind(
         key="rejectedValid",
         title="Valid call rejected",
         severity=Severity.WARNING,
         reason="valid call rejected ({answer})",
-        why=" — mcprobe built each call from the input schema alone and it validates, so the "
-        "schema does not tell a client how to call the tool: declare `examples`, `enum`, "
-        "`pattern` or `format` for its parameters, or accept such a call",
-        problem="rejects the minimal valid call built from its input schema",
-        fix="Declare `examples`, `enum`, `pattern` or `format` for the parameters so an agent can "
-        "build a call that works, or accept this call.",
+        why=" — the call is the schema's own example (`default`, `const`, `examples`, a one-value "
+        "`enum`) or the user's, and it validates: accept it, or correct the example",
+        problem="rejects a valid example given by its schema or the user",
+        fix="Accept the call the schema's own `default`/`examples` (or the user's example) "
+        "describe, or correct that example so a client can build a call that works.",
         dimensions=frozenset({LIVENESS}),
-        summary="A call built from the input schema alone, and valid against it, was rejected.",
+        summary="A valid call whose values are the schema's own examples (or the user's) was "
+        "rejected. (A refused call built from mcprobe's own placeholders is inconclusive, never "
+        "this verdict.)",
     ),
     VerdictKind(
         key="internalErrorValid",
@@ -256,8 +270,10 @@ VERDICTS: tuple[VerdictKind, ...] = (
         title="Internal details leaked",
         severity=Severity.WARNING,
         problem="leaks internals in error text",
-        fix="Keep error messages short: no tracebacks, exception class names or file paths.",
-        summary="An error text shows a traceback, exception class names or absolute file paths.",
+        fix="Keep internals out of error messages: no tracebacks, stack frames or source "
+        "locations (paths the user needs, such as an allowed directory, are fine).",
+        summary="An error text shows a traceback, a stack frame, a source location (file and "
+        "line, or a package directory) or a qualified exception class.",
         sarif_id="behavior.leak",
     ),
     VerdictKind(
@@ -444,6 +460,10 @@ def problem_keys(result: FuzzResultOut, crashed_by: str | None = None) -> list[s
         keys.append("outputSchemaViolation")
     if out.empty_success:
         keys.append("emptySuccess")
+    if out.failure_as_success:
+        keys.append("failureAsSuccess")
+    if out.inconclusive is not None:  # proves nothing: only what is evidence on its own stays
+        return keys + (["leak"] if out.leak else [])
     if not out.malformed and out.outcome in _REJECTIONS and not invalid:
         keys.append("internalErrorValid" if out.error_code == -32603 else "rejectedValid")
     if out.malformed and out.outcome == _PROTOCOL_ERROR and out.error_code == -32603:
@@ -456,6 +476,8 @@ def problem_keys(result: FuzzResultOut, crashed_by: str | None = None) -> list[s
 def probe_keys(probe: FuzzResultOut) -> list[str]:
     """The verdict keys the unknown-tool probe shows (a call to a tool that does not exist)."""
     keys: list[str] = []
+    if probe.inconclusive is not None:
+        return ["leak"] if probe.leak else []
     if probe.outcome == _CRASH:
         keys.append("crash")
     elif probe.outcome == _PROTOCOL_ERROR and probe.error_code is None:

@@ -39,21 +39,30 @@ Rules the report relies on:
   blamed with a ``timeout``).
 - **Unknown-tool probe.** After the cases, one call to a tool name that provably does not exist
   (a suspect like any case if the target dies on it).
+- **Protocol probes, once per server.** ``non_object_arguments`` (``[]`` as the whole
+  ``arguments``) tests the server's protocol layer, which answers the same for every tool: only
+  the first selected tool's such case is sent, and its result is ``FuzzRun.non_object_probe``,
+  not one of ``results``.
+- **Evidence.** Once every case is classified, ``evidence.judge_controls`` marks the results
+  that prove nothing (a refused synthesized valid call, rejections without a working control,
+  failures caused by the machine) ``inconclusive``.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import anyio
 
 from mcprobe.core.cases.generate import generate_cases
 from mcprobe.core.classify import classify_call, classify_unknown_tool_probe
+from mcprobe.core.evidence import judge_controls
 from mcprobe.core.model import (
     JSON,
     Case,
+    CaseKind,
     CaseResult,
     Coverage,
     FuzzRun,
@@ -361,10 +370,12 @@ async def run_fuzz(
     call_timeout: float | None = None,
     deadline: float | None = None,
     progress: ProgressCallback | None = None,
+    examples: Mapping[str, Sequence[JSON]] | None = None,
 ) -> FuzzRun:
     """Fuzz the selected ``tools`` (raw definitions as listed) of ``target``.
 
     ``call_timeout`` is passed to every call (None: the target's own per-call default).
+    ``examples``: tool name → the user's argument objects for it (checked by the caller).
     Raises ``ValueError`` for ``concurrency < 1`` or a negative ``max_tools`` (caller bugs).
     """
     if concurrency < 1:
@@ -376,12 +387,19 @@ async def run_fuzz(
         fuzz_destructive=fuzz_destructive,
         include=include,
     )
-    tool_cases = tuple(generate_cases(tool) for tool in selection.selected)
-    items = [
-        _Item(case.tool, case.label, case.arguments, case, tool)
-        for tool, cases in zip(selection.selected, tool_cases, strict=True)
-        for case in cases.cases
-    ]
+    given = examples or {}
+    tool_cases = tuple(
+        generate_cases(tool, given.get(str(tool.get("name")), ())) for tool in selection.selected
+    )
+    items: list[_Item] = []
+    flat_index: int | None = None
+    for tool, cases in zip(selection.selected, tool_cases, strict=True):
+        for case in cases.cases:
+            if case.kind is CaseKind.NON_OBJECT_ARGUMENTS:
+                if flat_index is not None:
+                    continue  # the protocol layer answers it the same for every tool
+                flat_index = len(items)
+            items.append(_Item(case.tool, case.label, case.arguments, case, tool))
     n_cases = len(items)
     names = [
         str(t["name"]) for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)
@@ -422,8 +440,10 @@ async def run_fuzz(
         SkippedTool(name, "requested, but the server lists no tool of that name")
         for name in selection.unknown_included
     ]
+    flat = run.results[flat_index] if flat_index is not None else None
+    finished = [r for i, r in enumerate(run.results[:n_cases]) if r is not None and i != flat_index]
     return FuzzRun(
-        results=tuple(r for r in run.results[:n_cases] if r is not None),
+        results=judge_controls(finished),
         coverage=Coverage(
             total_tools=len(tools),
             fuzzed_tools=selection.selected_names,
@@ -433,6 +453,7 @@ async def run_fuzz(
         unknown_tool_probe=probe
         if probe is not None and probe.outcome is not Outcome.NOT_RUN
         else None,
+        non_object_probe=flat,
         deadline_hit=run.deadline_hit,
         deaths=tuple(d.record(items) for d in run.deaths),
         flaky_crashes=run.flaky(),

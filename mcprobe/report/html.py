@@ -218,6 +218,8 @@ def render_html(report: ConformanceReport) -> str:
     else:
         parts.append("<p>No findings.</p>")
     calls = list(report.fuzz)
+    if report.non_object_probe is not None:
+        calls.append(report.non_object_probe)
     if report.unknown_tool_probe is not None:
         calls.append(report.unknown_tool_probe)
     if report.coverage is not None:

@@ -251,8 +251,11 @@ def _flags(result: FuzzResultOut) -> str:
         for name, on in (
             ("silentlyAccepted", result.silently_accepted),
             ("emptySuccess", result.empty_success),
+            ("failureAsSuccess", result.failure_as_success),
             ("outputSchemaViolation", result.output_schema_violation),
             ("leak", result.leak),
+            ("environment", result.environment is not None),
+            ("inconclusive", result.inconclusive is not None),
         )
         if on
     ]
@@ -277,6 +280,8 @@ def _note(result: FuzzResultOut, crashed_by: str | None) -> str:
         parts.append(md_cell(result.message, CELL_NOTE_LIMIT))
     if result.note:
         parts.append(md_prose(result.note, CELL_NOTE_LIMIT, cell=True))
+    if result.inconclusive:
+        parts.append(md_prose(f"inconclusive: {result.inconclusive}", CELL_NOTE_LIMIT, cell=True))
     return " — ".join(parts) if parts else ""
 
 
@@ -296,6 +301,8 @@ def _fuzz_row(result: FuzzResultOut, crashed_by: str | None) -> str:
 def _fuzz_table(report: ConformanceReport) -> list[str]:
     lines = ["## Fuzz results", ""]
     rows = list(report.fuzz)
+    if report.non_object_probe is not None:
+        rows.append(report.non_object_probe)
     if report.unknown_tool_probe is not None:
         rows.append(report.unknown_tool_probe)
     if not rows:
@@ -380,10 +387,10 @@ def _rejected_valid(fix: _Fix) -> str:
     call = md_code(first.arguments, ARGUMENTS_LIMIT)
     advice = fix.advice
     if fix.key == "rejectedValid":
-        why = "The schema does not tell a client how to call it:"
+        why = "It refuses its own example:"
         if len(fix.tools) > 1:
-            why = "The schemas do not tell a client how to call them:"
-        what = "was rejected"
+            why = "They refuse their own examples:"
+        what = "(the schema's or the user's example) was rejected"
     else:
         why = "The handler failed on a call its schema allows:"
         what = "got an internal error"

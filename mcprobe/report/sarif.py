@@ -48,6 +48,8 @@ def behavioural_results(report: ConformanceReport) -> tuple[FuzzResultOut, ...]:
     """Every classified call in the report: the fuzz cases, then the unknown-tool probe (once,
     even when the report also lists it among the fuzz cases)."""
     results = list(report.fuzz)
+    if report.non_object_probe is not None and report.non_object_probe not in results:
+        results.append(report.non_object_probe)
     probe = report.unknown_tool_probe
     if probe is not None and probe not in results:
         results.append(probe)

@@ -331,6 +331,19 @@ def test_properties_without_a_required_array_are_reported_but_an_empty_array_is_
     ]
 
 
+def test_no_required_stays_silent_when_every_property_has_a_default() -> None:
+    defaulted = {
+        "a": {"type": "string", "description": "A.", "default": "x"},
+        "b": {"type": "integer", "description": "B.", "default": 1},
+    }
+    one_without = {**defaulted, "c": {"type": "string", "description": "C."}}
+    found = lint(
+        with_schema({"type": "object", "properties": defaulted}, "defaulted"),
+        with_schema({"type": "object", "properties": one_without}, "partly"),
+    )
+    assert [(f.code, f.location.tool) for f in found] == [("schema.no_required", "partly")]
+
+
 # --------------------------------------------------------------------------- param.* rules
 
 

@@ -126,6 +126,9 @@ def test_fuzz_summary_counts_every_outcome_and_flag() -> None:
         "empty_success": 1,
         "output_schema_violation": 1,
         "leak": 1,
+        "failure_as_success": 0,
+        "environment": 0,
+        "inconclusive": 0,
     }
 
 
@@ -222,7 +225,7 @@ def test_unknown_tool_probe_is_critical_only_when_not_rejected() -> None:
     def probe(outcome: Outcome, code: int | None = -32602) -> str | None:
         return unknown_tool_problem(result("nope", "unknown_tool", outcome, {}, error_code=code))
 
-    assert probe(Outcome.OK) is not None and "succeeded" in (probe(Outcome.OK) or "")
+    assert probe(Outcome.OK) is not None and "answered as a success" in (probe(Outcome.OK) or "")
     assert probe(Outcome.PROTOCOL_CRASH) is not None
     assert probe(Outcome.TIMEOUT) is not None
     assert probe(Outcome.TOOL_ERROR) is None

@@ -329,7 +329,7 @@ def test_output_schema_violations_and_empty_successes_are_not_clean() -> None:
     )
 
 
-def test_rejected_valid_call_costs_liveness_and_says_why_and_what_to_declare() -> None:
+def test_rejected_valid_example_costs_liveness_and_says_to_accept_or_correct_it() -> None:
     fuzz = run(
         [
             case("a", "valid", Outcome.TOOL_ERROR),
@@ -345,8 +345,8 @@ def test_rejected_valid_call_costs_liveness_and_says_why_and_what_to_declare() -
         "−3.3333: valid call rejected (toolError) (1): a valid",
     ]
     for reason in rejected:
-        assert "validates" in reason and "the schema does not tell a client" in reason
-        assert "`examples`, `enum`, `pattern` or `format`" in reason
+        assert "validates" in reason and "the schema's own example" in reason
+        assert "accept it, or correct the example" in reason
 
 
 def test_internal_error_on_a_valid_call_blames_the_handler_not_the_schema() -> None:
@@ -595,3 +595,34 @@ def test_a_security_finding_is_a_security_deduction_and_a_clean_server_has_none(
     assert dict(deduction.params)["code"] == "security.homoglyph"
     clean = next(d for d in score_server(snap, [], None).dimensions if d.key == "security")
     assert clean.deductions == ()
+
+
+def test_inconclusive_results_count_in_no_dimension() -> None:
+    from dataclasses import replace
+
+    refused = replace(case("a", "valid", Outcome.TOOL_ERROR), inconclusive="placeholder refused")
+    rejection = replace(
+        case("a", "wrong_type:x", Outcome.TOOL_ERROR), inconclusive="control did not work"
+    )
+    fuzz = run(
+        [
+            refused,
+            rejection,
+            case("b", "valid", Outcome.OK),
+            case("b", "wrong_type:x", Outcome.TOOL_ERROR),
+        ]
+    )
+    dims = score_server(snapshot(2), [], fuzz).dimensions
+    assert dims[2].reasons[0].startswith("1 of 1 malformed cases rejected cleanly")
+    assert dims[3].reasons[0].startswith("1 of 1 valid calls succeeded cleanly")
+    conclusive = run([replace(refused, inconclusive=None), case("b", "valid", Outcome.OK)])
+    assert score_server(snapshot(2), [], conclusive).dimensions[3].score == 5.0
+
+
+def test_a_run_whose_every_valid_call_is_inconclusive_leaves_liveness_not_measured() -> None:
+    from dataclasses import replace
+
+    refused = replace(case("a", "valid", Outcome.TOOL_ERROR), inconclusive="placeholder refused")
+    liveness = score_server(snapshot(1), [], run([refused])).dimensions[3]
+    assert liveness.score is None
+    assert "inconclusive" in liveness.reasons[0]

@@ -9,7 +9,7 @@ import anyio
 import pytest
 
 from mcprobe.core.cases.generate import generate_cases
-from mcprobe.core.model import JSON, Case, FuzzRun, Outcome, RawCall, RawKind
+from mcprobe.core.model import JSON, Case, CaseKind, FuzzRun, Outcome, RawCall, RawKind
 from mcprobe.engine.fuzz_runner import MAX_RESTARTS, run_fuzz
 from tests.support.fake_target import (
     FakeTarget,
@@ -24,7 +24,40 @@ pytestmark = pytest.mark.anyio
 
 
 def plan_of(*tools: JSON) -> list[Case]:
-    return [case for tool in tools for case in generate_cases(tool).cases]
+    """The per-tool cases that come back in ``results`` (``non_object_arguments`` is a protocol
+    probe: sent once per server, reported as ``non_object_probe``)."""
+    return [
+        case
+        for tool in tools
+        for case in generate_cases(tool).cases
+        if case.kind is not CaseKind.NON_OBJECT_ARGUMENTS
+    ]
+
+
+def sent_plan_of(*tools: JSON) -> list[Case]:
+    """The cases in the order they are sent: every tool's cases, but ``non_object_arguments``
+    only for the first tool that has one."""
+    plan: list[Case] = []
+    probed = False
+    for tool in tools:
+        for case in generate_cases(tool).cases:
+            if case.kind is CaseKind.NON_OBJECT_ARGUMENTS:
+                if probed:
+                    continue
+                probed = True
+            plan.append(case)
+    return plan
+
+
+async def test_non_object_arguments_is_sent_once_per_server_and_reported_apart() -> None:
+    tools = (int_tool("alpha"), int_tool("beta"), int_tool("gamma"))
+    target = fake(*tools)
+    with anyio.fail_after(5):
+        run = await run_fuzz(target, tools, concurrency=1)
+    flat = [call for call in target.calls if call[1] == []]
+    assert flat == [("alpha", [])]
+    assert run.non_object_probe is not None and run.non_object_probe.tool == "alpha"
+    assert all(r.kind is not CaseKind.NON_OBJECT_ARGUMENTS for r in run.results)
 
 
 def fake(*tools: JSON, **kwargs: object) -> FakeTarget:
@@ -67,10 +100,10 @@ async def test_sequential_run_sends_cases_in_case_order_with_their_exact_argumen
     target = fake(*tools)
     with anyio.fail_after(5):
         run = await run_fuzz(target, tools, concurrency=1)
-    plan = plan_of(*tools)
+    plan = sent_plan_of(*tools)
     sent = target.calls[: len(plan)]
     assert sent == [(c.tool, c.arguments) for c in plan]
-    assert [r.arguments for r in run.results] == [c.arguments for c in plan]
+    assert [r.arguments for r in run.results] == [c.arguments for c in plan_of(*tools)]
 
 
 def kills_on_string_n(name: str, arguments: JSON) -> bool:
@@ -274,10 +307,12 @@ async def test_progress_reports_one_event_per_finished_case() -> None:
 
     with anyio.fail_after(5):
         run = await run_fuzz(fake(*tools), tools, concurrency=2, progress=progress)
-    total = len(run.results)
+    total = len(run.results) + (run.non_object_probe is not None)
     assert [e[0] for e in events] == list(range(1, total + 1))
     assert {e[1] for e in events} == {total}
     labels = {f"{r.tool} {r.label}" for r in run.results}
+    if run.non_object_probe is not None:
+        labels.add(f"{run.non_object_probe.tool} {run.non_object_probe.label}")
     for done, _, message in events:
         match = re.fullmatch(rf"{done}/{total} (\w+ \S+)", message)
         assert match is not None and match.group(1) in labels

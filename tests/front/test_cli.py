@@ -530,7 +530,7 @@ def _normalised(report_json: str) -> ConformanceReport:
     data = json.loads(report_json)
     data["target"]["command"] = "python"
     data["markdown"] = None
-    for result in [*data["fuzz"], data["unknownToolProbe"]]:
+    for result in [*data["fuzz"], data["unknownToolProbe"], data.get("nonObjectProbe")]:
         if result is not None:
             result["latencyMs"] = 0.0
     return ConformanceReport.model_validate(data)

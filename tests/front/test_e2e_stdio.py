@@ -22,7 +22,7 @@ MCPROBE = [sys.executable, "-m", "mcprobe.server.app"]
 
 
 def normalise(report: dict[str, Any]) -> dict[str, Any]:
-    for result in [*report["fuzz"], report["unknownToolProbe"]]:
+    for result in [*report["fuzz"], report["unknownToolProbe"], report.get("nonObjectProbe")]:
         if result is not None:
             result["latencyMs"] = 0
     report["target"]["command"] = "<python>"

@@ -320,13 +320,13 @@ def test_time_server_with_rejected_valid_calls_is_never_told_nothing_to_fix() ->
         "result.",
     ]
     assert fixes[5] == (
-        "2. `get_current_time`: The schema does not tell a client how to call it: the minimal "
-        'valid call `{"timezone": "example"}` was rejected (toolError: `Invalid timezone: '
-        "'No time zone found with key example'`). Declare `examples`, `enum`, `pattern` or "
-        "`format` for the parameters so an agent can build a call that works, or accept this "
-        "call."
+        "2. `get_current_time`: It refuses its own example: the minimal valid call "
+        '`{"timezone": "example"}` (the schema\'s or the user\'s example) was rejected (toolError: '
+        "`Invalid timezone: 'No time zone found with key example'`). Accept the call the "
+        "schema's own `default`/`examples` (or the user's example) describe, or correct that "
+        "example so a client can build a call that works."
     )
-    assert fixes[6].startswith("3. `convert_time`: The schema does not tell a client")
+    assert fixes[6].startswith("3. `convert_time`: It refuses its own example")
 
 
 def test_nothing_to_fix_appears_only_when_nothing_was_deducted() -> None:

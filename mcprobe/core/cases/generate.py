@@ -70,6 +70,7 @@ with a reason. Generator caps for hostile schemas (huge lengths, cycles) live in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,11 +84,18 @@ from mcprobe.core.cases.values import (
     copy_json,
     property_schema,
 )
-from mcprobe.core.model import JSON, Case, CaseKind, DroppedCase, ToolCases
+from mcprobe.core.model import JSON, Case, CaseKind, CaseSource, DroppedCase, ToolCases
 from mcprobe.core.schema_dialect import schema_problems, validator_class_for
 from mcprobe.core.schema_view import SchemaTooDeep, allowed_types, flatten
 
-__all__ = ["EXTRA_GARBAGE_KEY", "MAX_CASES", "MAX_FIELDS", "MAX_FIELD_DEPTH", "generate_cases"]
+__all__ = [
+    "EXTRA_GARBAGE_KEY",
+    "MAX_CASES",
+    "MAX_FIELDS",
+    "MAX_FIELD_DEPTH",
+    "example_errors",
+    "generate_cases",
+]
 
 EXTRA_GARBAGE_KEY = "__mcprobe_unexpected_key__"
 MAX_CASES = 40
@@ -108,22 +116,50 @@ _NOTHING: Any = object()  # marker: no value yet
 ErrorKey = tuple[str, str, str]  # (instance path, schema path, message)
 
 
-def generate_cases(tool: JSON) -> ToolCases:
+def generate_cases(tool: JSON, examples: Sequence[JSON] = ()) -> ToolCases:
     """One valid and many labelled malformed argument objects for ``tool`` (a raw tool
-    definition as the target sent it). See the module docstring for the rules."""
+    definition as the target sent it). See the module docstring for the rules.
+
+    ``examples``: argument objects the user gave for this tool (``--examples``). Each one that
+    validates becomes a ``valid`` case (``valid``, ``valid:example-2``, ...) with source
+    ``user``, and the first is the base of the malformed variants; one that does not validate
+    is dropped with the reason (callers check examples up front with ``example_errors``)."""
     name = tool.get("name") if isinstance(tool, dict) else None
     name = name if isinstance(name, str) else ""
     try:
-        return _generate(name, tool)
+        return _generate(name, tool, tuple(examples))
     except Exception as exc:  # last line of defence: hostile input must never crash an audit
         return _no_cases(name, f"case generation failed ({type(exc).__name__}); no cases")
+
+
+def example_errors(tool: JSON, examples: Sequence[JSON]) -> list[str]:
+    """Why each of ``examples`` is not a valid argument object for ``tool`` (empty: all valid).
+    Each line names the example's position and the first schema error."""
+    schema = tool.get("inputSchema", {"type": "object"}) if isinstance(tool, dict) else None
+    if not isinstance(schema, dict):
+        return ["the tool has no usable inputSchema to check examples against"]
+    cls = validator_class_for(schema)
+    if cls is None or schema_problems(schema):
+        return ["the tool's inputSchema is not a valid JSON Schema, so no example can be checked"]
+    checker = _Checker(cls(schema, registry=_OFFLINE_REGISTRY, format_checker=_FORMAT_CHECKER))
+    problems: list[str] = []
+    for index, example in enumerate(examples, start=1):
+        if not isinstance(example, dict):
+            problems.append(f"example {index} is not a JSON object")
+            continue
+        errors = checker.errors(example)
+        if errors:
+            problems.append(f"example {index} does not match the schema: {_first_message(errors)}")
+        elif errors is None:
+            problems.append(f"example {index}: the validator could not apply the schema")
+    return problems
 
 
 def _no_cases(name: str, note: str) -> ToolCases:
     return ToolCases(tool=name, cases=(), valid_constructible=False, note=note)
 
 
-def _generate(name: str, tool: JSON) -> ToolCases:
+def _generate(name: str, tool: JSON, examples: tuple[JSON, ...]) -> ToolCases:
     if not isinstance(tool, dict):
         return _no_cases(name, "the tool definition is not a JSON object; no cases")
     notes: list[str] = []
@@ -145,7 +181,7 @@ def _generate(name: str, tool: JSON) -> ToolCases:
             "; no cases",
         )
     validator = cls(schema, registry=_OFFLINE_REGISTRY, format_checker=_FORMAT_CHECKER)
-    return _Builder(name, schema, _Checker(validator), notes).build()
+    return _Builder(name, schema, _Checker(validator), notes, examples).build()
 
 
 _CONJUNCTIVE_DIALECTS = (
@@ -301,8 +337,17 @@ def _first_message(errors: frozenset[ErrorKey] | None) -> str:
 
 
 class _Builder:
-    def __init__(self, name: str, schema: dict[str, Any], checker: _Checker, notes: list[str]):
+    def __init__(
+        self,
+        name: str,
+        schema: dict[str, Any],
+        checker: _Checker,
+        notes: list[str],
+        examples: tuple[JSON, ...] = (),
+    ):
         self.name = name
+        self.examples = examples
+        self.source = CaseSource.SYNTHESIZED
         self.root = schema
         self.checker = checker
         self.notes = notes
@@ -319,10 +364,13 @@ class _Builder:
             root_view = flatten(self.root, self.root)
         except SchemaTooDeep:
             root_view = {}
-        valid = self._valid_arguments()
+        users = self._user_examples()
+        valid = users[0] if users else self._valid_arguments()
         if valid is not None:
             base, base_errors = valid, frozenset[ErrorKey]()
             self._emit(CaseKind.VALID, "valid", valid, base_errors)
+            for index, example in enumerate(users[1:], start=2):
+                self._emit(CaseKind.VALID, f"valid:example-{index}", example, base_errors)
         else:
             base = self._best_effort_base(root_view)
             maybe = self.checker.errors(base)
@@ -354,7 +402,22 @@ class _Builder:
         except SchemaTooDeep:
             return None
 
+    def _user_examples(self) -> list[dict[str, JSON]]:
+        """The user's examples that validate (checked in full), in order; the source becomes
+        ``user`` when there is one."""
+        kept: list[dict[str, JSON]] = []
+        for index, example in enumerate(self.examples, start=1):
+            errors = self.checker.errors(example) if isinstance(example, dict) else None
+            if errors is None or errors or not isinstance(example, dict):
+                self._drop(f"example {index}", "the user's example does not match the schema")
+                continue
+            kept.append(copy_json(example))
+        if kept:
+            self.source = CaseSource.USER
+        return kept
+
     def _valid_arguments(self) -> dict[str, JSON] | None:
+        guesses = self.synth.guesses
         try:
             value = self.synth.value_for(self.root, only="object")
         except Unsatisfiable as exc:
@@ -370,6 +433,8 @@ class _Builder:
             )
             self.dropped.append(DroppedCase(self.name, "valid", "does not validate"))
             return None
+        if self.synth.guesses == guesses:  # every value is the schema's own word (or none)
+            self.source = CaseSource.SCHEMA
         return value
 
     def _best_effort_base(self, root_view: dict[str, Any]) -> dict[str, JSON]:
@@ -426,7 +491,7 @@ class _Builder:
             errors = self.checker.errors(arguments)
             verdict = None if errors is None else not errors
             new_reason = errors is not None and bool(errors - base_errors)
-        elif kind is CaseKind.VALID:  # ``_valid_arguments`` has just validated it in full
+        elif kind is CaseKind.VALID:  # validated in full by ``_valid_arguments``/``_user_examples``
             verdict, new_reason = True, True
         elif self.checker.conjunct_rejects(arguments, path):  # see "A cheaper proof"
             verdict, new_reason = False, True
@@ -445,7 +510,14 @@ class _Builder:
             return
         self.labels.add(label)
         self.cases.append(
-            Case(self.name, kind, label, arguments=copy_json(arguments), malformed=malformed)
+            Case(
+                self.name,
+                kind,
+                label,
+                arguments=copy_json(arguments),
+                malformed=malformed,
+                source=self.source,
+            )
         )
 
     # ----------------------------------------------------------------------- fields

@@ -203,6 +203,11 @@ class ValueSynthesizer:
         self.root = root
         self.accepts = accepts
         self._budget = MAX_VALUES
+        # How many scalar values so far were mcprobe's guess rather than the schema's own word
+        # (``default``, ``const``, ``examples``, a one-value ``enum``): the provenance of a case.
+        # A value built for a branch that is later abandoned still counts, so the count errs
+        # towards "synthesized" (a refusal of it is then inconclusive, never a false failure).
+        self.guesses = 0
 
     def value_for(
         self, schema: JSON, depth: int = 0, only: str | None = None, name: str | None = None
@@ -224,8 +229,12 @@ class ValueSynthesizer:
         if "x-unresolved-ref" in view:
             ref = str(view["x-unresolved-ref"])[:80]
             raise Unsatisfiable(f"$ref {ref!r} does not resolve inside the schema")
-        for candidate in chain(_literal_candidates(view), hinted_values(name)):
+        for candidate, declared in chain(
+            _literal_candidates(view), ((v, False) for v in hinted_values(name))
+        ):
             if _type_ok(candidate, only) and self.accepts(schema, candidate):
+                if not declared:
+                    self.guesses += 1
                 return copy_json(candidate)
         return self._solve(view, schema, depth, only)
 
@@ -267,6 +276,7 @@ class ValueSynthesizer:
         if not types and "type" not in view:
             for candidate in _UNCONSTRAINED:
                 if _type_ok(candidate, only) and self.accepts(schema, candidate):
+                    self.guesses += 1
                     return copy_json(candidate)
             raise Unsatisfiable("no simple value satisfies an untyped subschema")
         if only is not None:
@@ -277,6 +287,8 @@ class ValueSynthesizer:
             try:
                 for candidate in self._candidates(t, view, depth):
                     if self.accepts(schema, candidate):
+                        if t not in ("array", "object"):  # containers: their items count
+                            self.guesses += 1
                         return candidate
                 reason = f"no {t} value satisfies the constraints"
             except Unsatisfiable as exc:
@@ -381,17 +393,22 @@ def _type_ok(value: JSON, only: str | None) -> bool:
     return only is None or json_type(value) == only
 
 
-def _literal_candidates(view: dict[str, Any]) -> Iterator[JSON]:
+def _literal_candidates(view: dict[str, Any]) -> Iterator[tuple[JSON, bool]]:
+    """The schema's own values, each with whether it counts as the schema's word for a valid
+    call (a one-value ``enum`` does; picking one of several ``enum`` values is mcprobe's
+    choice)."""
     if "default" in view:
-        yield view["default"]
+        yield view["default"], True
     if "const" in view:
-        yield view["const"]
+        yield view["const"], True
     examples = view.get("examples")
     if isinstance(examples, list) and examples:
-        yield examples[0]
+        yield examples[0], True
     enum = view.get("enum")
     if isinstance(enum, list):
-        yield from enum[:MAX_BRANCHES]
+        single = len(enum) == 1
+        for value in enum[:MAX_BRANCHES]:
+            yield value, single
 
 
 def _string_candidates(view: dict[str, Any]) -> Iterator[str]:

@@ -21,7 +21,7 @@ Decisions where SPEC §4 is silent:
   present) with real meta-schema validation in their own dialect; duplicate problems are merged
   and at most 10 are reported per schema.
 - ``schema.no_required`` looks at the root only; ``"required": []`` is an explicit "all optional"
-  and does not fire.
+  and does not fire, and neither does a schema whose every property has a ``default``.
 - ``param.untyped`` / ``param.missing_description`` walk top-level properties and nested ones
   under ``properties``, ``items`` and ``prefixItems`` (``param`` is a dotted path such as
   ``address.zip``, ``tags[].name``, ``point[0].x``); they do not descend into ``$ref`` targets or

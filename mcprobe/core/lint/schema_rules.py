@@ -125,6 +125,8 @@ def check_no_required(tool: ToolView) -> Iterator[Finding]:
         or isinstance(schema.get("required"), list)
     ):
         return
+    if all(isinstance(sub, Mapping) and "default" in sub for sub in properties.values()):
+        return  # every parameter has a default: "all optional" is stated, not an oversight
     name = quote(tool.label)
     yield finding(
         "schema.no_required",

@@ -1,0 +1,329 @@
+"""What a call's answer proves, and what it does not (issue #10; SPEC §5.1 truthfulness).
+
+A verdict costs a server points only when the server is provably at fault. This module holds
+the rules that decide, for results ``classify`` produced, which ones prove nothing — they are
+marked ``inconclusive`` with the reason and kept out of every score — and the two text rules
+``classify`` applies to every answer:
+
+- **Errors dressed as successes** (``failure_text``). A result without ``isError`` whose content
+  plainly reports failure. Conservative on purpose: only the *start* of the text counts (an
+  error marker such as ``Error:``, ``Error executing …``, ``Exception:``, ``Traceback (most
+  recent call last)``, ``Failed to …``, ``SomethingError:``), or a JSON object (structured
+  content, or text that is one JSON object) with ``"success": false`` / ``"ok": false`` next
+  to an ``error`` key, or whose only key is ``error``. Ordinary text that merely contains the
+  word "error" ("0 errors found", "error handling guide") stays a success, and so does any
+  answer to a call whose own argument values name an error (``{"messageType": "error"}`` asks
+  for an error-looking message).
+- **The machine is not the server** (``environment_cause``). DNS and network failures
+  (``getaddrinfo``, ``ENOTFOUND``, ``EAI_AGAIN``, ``ENETUNREACH``, ``ECONNREFUSED`` to a host
+  that is not local, ``fetch failed``, name-resolution and TLS certificate errors), a missing
+  browser or binary (``Executable doesn't exist``, ``spawn git ENOENT``, ``command not found``,
+  "… not found …, run … install"), a missing optional module (``No module named …``). Such a
+  call says where mcprobe runs, not how the tool behaves.
+
+``judge_controls`` applies the per-tool rules once every call of a run is classified:
+
+1. A result caused by the environment is inconclusive.
+2. A valid call built from mcprobe's own guesses (source ``synthesized``) that the tool refuses
+   (``toolError``, or a JSON-RPC error other than -32603) is inconclusive: the refusal may be of
+   mcprobe's placeholder (``"example.txt"`` is not a git repository), not a defect. A refused
+   ``user`` or ``schema`` example stays a failure; so do -32603, a timeout, a crash, an empty
+   success, an error dressed as success and an output-schema violation on any valid input.
+3. A malformed case's clean rejection counts only against a working control: when the tool's
+   valid call was not accepted (refused, failed, or reported failure without ``isError``; an
+   empty success or an output-schema violation still counts as accepted), or no valid call
+   could be built, a tool that fails on
+   every input "rejects" every malformed one, so the rejection is inconclusive — unless it is
+   distinguishable from the control's failure: a JSON-RPC error (not -32603) where the control
+   got something else, or a refusal that names input validation where the control's did not.
+   A silent accept stays a verdict in any case (the server said success to invalid input).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from mcprobe.core.model import JSON, CaseResult, CaseSource, FuzzRun, Outcome
+
+__all__ = ["environment_cause", "evidence_notes", "failure_text", "judge_controls"]
+
+_MAX_JSON_TEXT = 20_000  # a text answer longer than this is not parsed as one JSON object
+
+# --------------------------------------------------------------------------- failure text
+
+_FAILURE_START = re.compile(
+    r"""\A\W{0,3}(?:
+        error\s*[:\-!]
+      | error\s+(?:executing|calling|running|processing|reading|writing|fetching|loading|
+                  parsing|creating|getting|opening|connecting|updating|deleting|handling\s+
+                  (?:request|tool)|invoking|while|occurred|in\s+tool)\b
+      | exception\s*[:\-]
+      | exception\s+(?:occurred|raised|thrown|while|in)\b
+      | traceback\s+\(most\s+recent\s+call\s+last\)
+      | failed\s*[:\-]
+      | failed\s+to\b
+      | failure\s*:
+      | fatal\s*:
+      | [A-Z][A-Za-z0-9_]{0,80}(?:Error|Exception)\s*:
+    )""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def _failure_object(value: JSON) -> bool:
+    if not isinstance(value, dict) or not value:
+        return False
+    error = value.get("error")
+    has_error = error not in (None, False, "", [], {})
+    if set(value) == {"error"}:
+        return has_error
+    flag = next((value[k] for k in ("success", "ok") if k in value), None)
+    return flag is False and has_error
+
+
+_ASKED_FOR_FAILURE = re.compile(r"error|fail|exception", re.IGNORECASE)
+
+
+def failure_text(text: str, structured: JSON = None, sent: JSON = None) -> str | None:
+    """The error marker that makes a result without ``isError`` a reported failure, or None.
+    See the module docstring for the (deliberately narrow) rule. When a string value of the
+    arguments ``sent`` itself names an error (``{"messageType": "error"}``), an error-looking
+    answer is what the call asked for, not a failure: None."""
+    if any(
+        isinstance(v, str) and _ASKED_FOR_FAILURE.search(v)
+        for v in (sent.values() if isinstance(sent, dict) else ())
+    ):
+        return None
+    if _failure_object(structured):
+        return "structured content reports failure"
+    stripped = text.strip()
+    match = _FAILURE_START.match(stripped)
+    if match is not None:
+        return f"the text starts with {match.group(0).strip()!r}"
+    if stripped.startswith("{") and len(stripped) <= _MAX_JSON_TEXT:
+        try:
+            parsed = json.loads(stripped)
+        except ValueError:
+            return None
+        if _failure_object(parsed):
+            return "the text is a JSON object that reports failure"
+    return None
+
+
+# --------------------------------------------------------------------------- environment
+
+_LOCAL_HOST = r"(?:127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|::1|\[::1\])"
+_ENVIRONMENT: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "network access",
+        re.compile(
+            r"getaddrinfo(?: E[A-Z_]{2,20})?(?: [\w.-]{1,100})?"
+            r"|ENOTFOUND|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH|fetch failed"
+            r"|Temporary failure in name resolution|Name or service not known"
+            r"|nodename nor servname|No address associated with hostname"
+            r"|Network is unreachable|No route to host|Could not resolve host"
+            r"|Failed to resolve|getaddrinfo failed|\[Errno -[235]\]"
+            r"|due to a connection issue|All connection attempts failed|\bConnectError\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "network access",
+        re.compile(r"ECONNREFUSED\s+(?!" + _LOCAL_HOST + r")[\w.:\[\]-]+"),
+    ),
+    (
+        "network access (TLS)",
+        re.compile(
+            r"CERTIFICATE_VERIFY_FAILED|certificate verify failed|self[- ]signed certificate"
+            r"|unable to get local issuer certificate|UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "a browser or binary that is not installed here",
+        re.compile(
+            r"Executable doesn't exist|spawn \S{1,200} ENOENT|command not found"
+            r"|not found (?:at|in) \S{1,300}.{0,200}\brun\b.{0,100}\binstall\b"
+            r"|Please run the following command to download new browsers",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "an optional module that is not installed here",
+        re.compile(r"No module named ['\"][\w.]{1,200}['\"]|Cannot find module ['\"][^'\"]{1,200}"),
+    ),
+)
+
+
+def environment_cause(text: str) -> str | None:
+    """What the failure in ``text`` needs from the machine (e.g. "network access"), with the
+    matched evidence, or None when nothing says the machine caused it."""
+    scanned = text[:100_000]
+    for what, pattern in _ENVIRONMENT:
+        match = pattern.search(scanned)
+        if match is not None:
+            evidence = " ".join(match.group(0).split())[:80]
+            return f"{what} (`{evidence}`)"
+    return None
+
+
+# --------------------------------------------------------------------------- controls
+
+_VALIDATION_WORDS = re.compile(
+    r"validation error|invalid arguments|invalid params|input validation|invalid_type"
+    r"|is a required property|required property|unexpected keyword|expected \w+, received",
+    re.IGNORECASE,
+)
+
+
+def _control_worked(result: CaseResult) -> bool:
+    """The tool accepted its valid call (an empty success or an output-schema violation is a
+    flaw of the answer, but still proves the tool tells valid input from invalid input)."""
+    return result.outcome is Outcome.OK and not result.failure_as_success
+
+
+def _names_validation(result: CaseResult) -> bool:
+    return bool(result.message and _VALIDATION_WORDS.search(result.message))
+
+
+def _distinguishable(rejection: CaseResult, control: CaseResult | None) -> bool:
+    """Whether a clean rejection differs from a failed control's answer in a way only input
+    checking explains (see rule 3 in the module docstring)."""
+    if control is None:
+        return rejection.outcome is Outcome.PROTOCOL_ERROR
+    if rejection.outcome is Outcome.PROTOCOL_ERROR and (
+        control.outcome is not Outcome.PROTOCOL_ERROR or control.error_code != rejection.error_code
+    ):
+        return True
+    return _names_validation(rejection) and not _names_validation(control)
+
+
+def _mark(result: CaseResult, why: str) -> CaseResult:
+    return replace(result, inconclusive=why)
+
+
+def _control_why(control: CaseResult | None) -> str:
+    if control is None:
+        return (
+            "no valid call could be built for this tool, so a rejection cannot be told apart "
+            "from a tool that fails on every input"
+        )
+    return (
+        "the tool's valid call did not succeed, so this rejection cannot be told apart from a "
+        "tool that fails on every input"
+    )
+
+
+def _sample(arguments: JSON) -> str:
+    try:
+        text = json.dumps(arguments, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError):
+        text = "{…}"
+    return text if len(text) <= 120 else text[:119] + "…"
+
+
+def _refused_sample_why(result: CaseResult) -> str:
+    return (
+        f"the tool refused mcprobe's sample `{_sample(result.arguments)}`, which proves nothing "
+        "about the tool: give it a realistic example with `--examples` or declare `examples` in "
+        "the schema"
+    )
+
+
+def judge_controls(results: Sequence[CaseResult]) -> tuple[CaseResult, ...]:
+    """``results`` (one run, any order) with the inconclusive ones marked, per the rules of the
+    module docstring. Results already marked keep their reason; order is kept."""
+    controls: dict[str, CaseResult] = {}
+    for result in results:
+        if not result.malformed and result.outcome is not Outcome.NOT_RUN:
+            # The first valid call of a tool is its control (a user's first example).
+            controls.setdefault(result.tool, result)
+    judged: list[CaseResult] = []
+    for result in results:
+        judged.append(_judge(result, controls.get(result.tool)))
+    return tuple(judged)
+
+
+def _judge(result: CaseResult, control: CaseResult | None) -> CaseResult:
+    if result.inconclusive is not None or result.outcome is Outcome.NOT_RUN:
+        return result
+    if result.environment is not None:
+        return _mark(result, f"the call needs {result.environment}, which this machine lacks")
+    if not result.malformed:
+        if result.source is CaseSource.SYNTHESIZED and result.rejected:
+            return _mark(result, _refused_sample_why(result))
+        return result
+    if not result.rejected:
+        return result  # silent accepts, -32603, timeouts and crashes stay verdicts
+    if (
+        control is not None
+        and control.environment is not None
+        and not _distinguishable(result, control)
+    ):
+        return _mark(result, "the tool's valid call failed for want of " + control.environment)
+    if (control is None or not _control_worked(control)) and not _distinguishable(result, control):
+        return _mark(result, _control_why(control))
+    return result
+
+
+# --------------------------------------------------------------------------- report notes
+
+
+def _tools(results: Sequence[CaseResult]) -> str:
+    names = list(dict.fromkeys(r.tool for r in results))
+    shown = ", ".join(f"`{n}`" for n in names[:8])
+    return shown + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+
+
+def _calls(n: int) -> str:
+    return "1 call" if n == 1 else f"{n} calls"
+
+
+def evidence_notes(fuzz: FuzzRun) -> list[str]:
+    """mcprobe's summary of what its run could not judge, one line per cause (tool names in
+    backticks, the lint convention): the environment, refused samples, rejections without a
+    working control, and the protocol probes' low-severity notes (no points)."""
+    notes: list[str] = []
+    by_need: dict[str, list[CaseResult]] = {}
+    for result in fuzz.results:
+        if result.environment is not None:
+            by_need.setdefault(result.environment, []).append(result)
+    for need, found in by_need.items():
+        notes.append(
+            f"{_calls(len(found))} could not be judged here: the tools need {need}, which this "
+            f"machine lacks ({_tools(found)}). They count in no score; audit where the tools "
+            "have it to judge them."
+        )
+    rest = [r for r in fuzz.results if r.inconclusive is not None and r.environment is None]
+    samples = [r for r in rest if not r.malformed]
+    if samples:
+        notes.append(
+            f"{len(samples)} valid call(s) built by mcprobe were refused by the tool, which "
+            f"proves nothing about it ({_tools(samples)}); give realistic arguments with "
+            "`--examples FILE` or declare `examples` in the schema to measure them."
+        )
+    uncontrolled = [r for r in rest if r.malformed]
+    if uncontrolled:
+        notes.append(
+            f"{len(uncontrolled)} rejection(s) of malformed input are inconclusive because the "
+            f"tool's own valid call did not succeed ({_tools(uncontrolled)}); they count in no "
+            "score."
+        )
+    flat = fuzz.non_object_probe
+    if flat is not None and flat.outcome is Outcome.PROTOCOL_ERROR and flat.error_code == -32603:
+        notes.append(
+            "Protocol (low severity, no points): `arguments: []` (not an object) was answered "
+            "with -32603 — the SDK's request parsing answers it that way; a conforming client "
+            "never sends it."
+        )
+    unknown = fuzz.unknown_tool_probe
+    if unknown is not None and unknown.outcome is Outcome.TOOL_ERROR:
+        notes.append(
+            "Protocol (low severity, no points): a call to a tool that does not exist was "
+            "answered with `isError` instead of a JSON-RPC error; MCP 2025-11-25 lists unknown "
+            "tools under protocol errors."
+        )
+    return notes
