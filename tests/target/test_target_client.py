@@ -25,6 +25,9 @@ from tests.targets.sdk_server import build_server
 pytestmark = pytest.mark.anyio
 
 PY = sys.executable
+SLACK = 5.0
+"""Added to every upper time bound: a loaded 2-core machine stalls processes for seconds. The
+bounds prove "bounded, not hung"; the quick-close bound stays below the EOF grace instead."""
 
 
 def raw_spec(*argv: str, connect_timeout: float = 5.0, **kwargs: Any) -> TargetSpec:
@@ -73,7 +76,7 @@ def read_pids(pidfile: Path) -> list[int]:
 
 async def wait_for_file(path: Path) -> None:
     target = anyio.Path(path)
-    with anyio.fail_after(5):
+    with anyio.fail_after(30):  # a process start on a loaded machine, not a timed check
         while not await target.exists() or not (await target.read_text()).strip():  # noqa: ASYNC110
             await anyio.sleep(0.01)
 
@@ -92,7 +95,8 @@ async def test_a_well_behaved_sdk_target_is_listed_called_and_closed_quickly() -
             pid = target.pid
             assert pid is not None
             closing = time.monotonic()
-    assert time.monotonic() - closing < 2.5  # an MCPServer takes ~0.5-1.8 s to exit on EOF
+    # An MCPServer takes ~0.5-1.8 s to exit on EOF; the close sequence is at most ~2.5 s.
+    assert time.monotonic() - closing < 2.5 + SLACK
     assert group_gone(pid)
     assert (snap.name, snap.version, snap.title) == ("sdk-target", "1.2.3", "SDK Target")
     assert snap.protocol_version == "2025-11-25"
@@ -135,7 +139,7 @@ async def test_call_that_never_answers_times_out_and_the_session_stays_usable() 
             elapsed = time.monotonic() - started
             after = await target.call_tool("echo", {"x": "still here"})
     assert call.kind is RawKind.TIMEOUT
-    assert 0.45 <= elapsed < 1.5
+    assert 0.45 <= elapsed < 0.5 + SLACK
     assert after.kind is RawKind.RESULT
 
 
@@ -261,7 +265,7 @@ async def test_silent_target_fails_within_the_connect_timeout_and_its_group_is_k
             pass
     elapsed = time.monotonic() - started
     assert str(info.value) == "no answer to initialize within 1.0 s"
-    assert elapsed < 1.0 + 2.5
+    assert elapsed < 1.0 + 2.5 + SLACK
     leader, child = read_pids(pidfile)
     assert group_gone(leader)
     assert process_gone(leader) and process_gone(child)
@@ -279,7 +283,7 @@ async def test_target_ignoring_sigterm_and_its_child_are_both_gone_after_close(
             assert not process_gone(child)
             started = time.monotonic()
     close_seconds = time.monotonic() - started
-    assert close_seconds < 2.5
+    assert close_seconds < 2.5 + SLACK
     assert group_gone(leader)
     assert process_gone(leader) and process_gone(child)
 
@@ -323,7 +327,7 @@ async def test_an_adopted_target_that_never_answers_is_gone_with_its_child_after
         async with open_target(spec, started=popen):
             pass
     assert str(info.value) == "no answer to initialize within 1.0 s"
-    assert time.monotonic() - started < 1.0 + 2.5
+    assert time.monotonic() - started < 1.0 + 2.5 + SLACK
     leader, child = read_pids(pidfile)
     assert leader == popen.pid
     assert group_gone(leader)
@@ -360,7 +364,8 @@ async def test_closing_a_target_that_exits_on_eof_is_quick() -> None:
             pid = target.pid
             assert pid is not None
             closing = time.monotonic()
-    assert time.monotonic() - closing < 0.5
+    # Below the 1 s EOF grace (0.5 s before): a close that missed the exit would wait it out.
+    assert time.monotonic() - closing < 1.0
     assert group_gone(pid)
 
 
@@ -570,7 +575,7 @@ async def test_a_server_that_accepts_but_never_answers_fails_at_the_connect_time
         with anyio.fail_after(10), pytest.raises(ConnectFailed) as info:
             async with open_target(http_spec(url, connect_timeout=1.0)):
                 pass
-    assert time.monotonic() - started < 1.0 + 1.0
+    assert time.monotonic() - started < 1.0 + 1.0 + SLACK
     assert str(info.value) == "no answer to initialize within 1.0 s"
 
 
