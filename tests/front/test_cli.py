@@ -246,9 +246,10 @@ def test_a_target_that_never_answers_initialize_exits_2_within_the_timeout_leavi
     elapsed = time.monotonic() - started
     assert code == EXIT_CONNECT
     assert "could not connect" in err
-    assert elapsed < 1 + 4.0, elapsed  # connect timeout + the kill sequence (about 2 s worst case)
+    # connect timeout + the kill sequence (about 2 s worst case) + 5 s for a loaded machine
+    assert elapsed < 1 + 4.0 + 5.0, elapsed
     leader, child = (int(pid) for pid in pids_file.read_text().split())
-    deadline = time.monotonic() + 2
+    deadline = time.monotonic() + 20  # generous: a loaded machine; a survivor still fails
     while (_alive(leader) or _alive(child)) and time.monotonic() < deadline:
         time.sleep(0.05)  # reaping is asynchronous to our return; bounded poll, not a fixed wait
     assert not _alive(leader) and not _alive(child)
@@ -304,7 +305,7 @@ def test_a_target_started_early_is_gone_with_its_child_when_interrupted_before_a
         return process
 
     def interrupted_while_importing(args: cli._AuditArgs) -> cli.AuditInvocation:
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 30
         while not pids_file.exists() or len(pids_file.read_text().split()) < 2:
             assert time.monotonic() < deadline, "the target never wrote its pids"
             time.sleep(0.02)  # bounded poll for the target's own pidfile
@@ -319,7 +320,7 @@ def test_a_target_started_early_is_gone_with_its_child_when_interrupted_before_a
     leader, child = (int(pid) for pid in pids_file.read_text().split())
     assert started[0].pid == leader
     assert started[0].returncode is not None  # reaped before run() returned
-    deadline = time.monotonic() + 2
+    deadline = time.monotonic() + 20  # generous: a loaded machine; a survivor still fails
     while _alive(child) and time.monotonic() < deadline:
         time.sleep(0.05)  # the grandchild is reaped by init: bounded poll, not a fixed wait
     assert not _alive(leader) and not _alive(child)
