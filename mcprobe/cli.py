@@ -404,6 +404,10 @@ def _check_audit_args(argv: Sequence[str], out: TextIO) -> _AuditArgs:
         raise UsageError(f"--baseline: {ns.baseline!r} is not a file")
     summary = ns.format is None and not ns.json and output is None and console.isatty(out)
     _close_grace()  # a bad MCPROBE_CLOSE_GRACE is a usage error before anything starts
+    if command is not None:
+        # The canary (target/canary.py) is planted here, stdlib only, so that the pre-started
+        # target and the spec share it; audit_spec keeps a canary it finds.
+        ns.env = [*ns.env, _canary_pair()]
     spec = _spec(ns, command)  # the one target check the server and the library use too
     if spec.cwd is not None and not Path(spec.cwd).is_dir():
         raise UsageError(f"--cwd: {spec.cwd!r} is not a directory")
@@ -499,6 +503,15 @@ def _default_environment() -> dict[str, str]:
         for name in _INHERITED_ENV
         if (value := os.environ.get(name)) is not None and not value.startswith("()")
     }
+
+
+CANARY_PREFIX = "MCPROBE_CANARY_"  # = core.target_spec.CANARY_PREFIX (a test keeps them equal)
+
+
+def _canary_pair() -> tuple[str, str]:
+    import secrets
+
+    return CANARY_PREFIX + secrets.token_hex(4).upper(), "mcprobe-canary-" + secrets.token_hex(12)
 
 
 def _prespawn(args: _AuditArgs) -> subprocess.Popen[bytes] | None:

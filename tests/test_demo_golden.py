@@ -41,8 +41,18 @@ _LATENCY_CELL = re.compile(r"\| \d+ ms \|")
 _P50 = re.compile(r"p50 latency [\d.]+ ms")
 
 
+# The canary planted in a stdio target's environment is random per run (target/canary.py).
+_CANARY = re.compile(r"MCPROBE_CANARY_[0-9A-F]+=mcprobe-canary-[0-9a-f]+")
+CANARY_SHOWN = "MCPROBE_CANARY_N=mcprobe-canary-N"
+
+
+def normalise_canary(text: str) -> str:
+    return _CANARY.sub(CANARY_SHOWN, text)
+
+
 def normalise_markdown(markdown: str) -> str:
-    return _P50.sub("p50 latency N ms", _LATENCY_CELL.sub("| N ms |", markdown))
+    text = _P50.sub("p50 latency N ms", _LATENCY_CELL.sub("| N ms |", markdown))
+    return normalise_canary(text)
 
 
 def normalise_report(report: ConformanceReport) -> dict[str, Any]:
@@ -54,6 +64,7 @@ def normalise_report(report: ConformanceReport) -> dict[str, Any]:
         data["target"]["command"] = "<python>"
         data["target"]["cwd"] = "<checkout>"
     data["markdown"] = normalise_markdown(data["markdown"])
+    data["notes"] = [normalise_canary(n) for n in data["notes"]]
     return data
 
 
@@ -64,7 +75,13 @@ def as_json(data: dict[str, Any]) -> str:
 async def audit_demo_twice() -> tuple[ConformanceReport, ConformanceReport]:
     async with open_target(DEMO_SPEC) as target:
         reports = [
-            await run_audit(target, fuzz=True, connection_id="c1", target_out=DEMO_SPEC.describe())
+            await run_audit(
+                target,
+                fuzz=True,
+                connection_id="c1",
+                target_out=DEMO_SPEC.describe(),
+                canary=tuple(CANARY_SHOWN.split("=")),  # type: ignore[arg-type]
+            )
             for _ in range(2)
         ]
     return reports[0], reports[1]

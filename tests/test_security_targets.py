@@ -67,3 +67,62 @@ def test_honest_look_alikes_produce_no_security_finding_and_a_full_security_scor
     assert security.score == 10
     assert honest.grade != "F"
     assert honest.critical_problems == []
+
+
+def _fuzzed(mode: str) -> ConformanceReport:
+    spec = TargetSpec(
+        "stdio",
+        command=sys.executable,
+        args=(str(POISONED), mode),
+        connect_timeout=10.0,
+        call_timeout=5.0,
+    )
+
+    async def run() -> ConformanceReport:
+        with anyio.fail_after(90):
+            return await audit_spec(spec, fuzz=True)
+
+    return anyio.run(run)
+
+
+def test_the_canary_proves_that_the_env_dump_tool_leaks_the_environment() -> None:
+    report = _fuzzed("poisoned")
+    leaks = [f for f in report.findings if f.code == "security.canary_leak"]
+    assert [f.location.tool for f in leaks] == ["debug_env"]
+    assert leaks[0].severity == "critical"
+    assert "case `valid`" in leaks[0].message
+    note = next(n for n in report.notes if n.startswith("Canary:"))
+    value = note.split("=", 1)[1].split("`", 1)[0]
+    assert value.startswith("mcprobe-canary-") and value in leaks[0].message  # shown, not scrubbed
+    assert report.target is not None  # the canary is no configured variable: not listed
+    assert not any(name.startswith("MCPROBE_CANARY_") for name in report.target.env_names)
+
+
+def test_no_canary_finding_when_no_answer_contains_it() -> None:
+    report = _fuzzed("honest")
+    assert [f for f in report.findings if f.code.startswith("security.")] == []
+    assert any(n.startswith("Canary:") for n in report.notes)
+
+
+def test_the_cli_plants_the_same_canary_prefix_as_the_core() -> None:
+    from mcprobe import cli
+    from mcprobe.core.target_spec import CANARY_PREFIX
+
+    assert cli.CANARY_PREFIX == CANARY_PREFIX
+    name, value = cli._canary_pair()
+    assert name.startswith(CANARY_PREFIX) and value.startswith("mcprobe-canary-")
+    assert cli._canary_pair() != (name, value)
+
+
+def test_an_echoed_bearer_is_critical_and_the_finding_never_contains_it() -> None:
+    from mcprobe.core.security_proofs import Observation, echo_findings
+
+    token = "s3cr3t-bearer-value-123"
+    seen = [
+        Observation("whoami", "valid", f'{{"auth": "Bearer {token}"}}'),
+        Observation("ping", "valid", "pong"),
+    ]
+    found = echo_findings(seen, [("the bearer token", token)])
+    assert [(f.code, f.location.tool) for f in found] == [("security.secret_echo", "whoami")]
+    assert token not in found[0].message and token not in found[0].hint
+    assert echo_findings(seen, [("the bearer token", "never-sent-value")]) == []

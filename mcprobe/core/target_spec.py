@@ -97,15 +97,25 @@ class TargetSpec:
             command=self.command,
             args=list(self.args),
             cwd=self.cwd,
-            env_names=sorted(self.env),
+            env_names=sorted(k for k in self.env if not k.startswith(CANARY_PREFIX)),
             url=scrub(self.url, self.secret_values()) if self.url else None,
             header_names=sorted(self.headers),
             bearer=self.bearer is not None,
         )
 
+    def canary(self) -> tuple[str, str] | None:
+        """The canary variable (name, value) planted in a stdio target's environment
+        (``target/canary.py``), or None. It is never a secret: the report shows it."""
+        for name, value in self.env.items():
+            if name.startswith(CANARY_PREFIX):
+                return name, value
+        return None
+
     def secret_values(self) -> tuple[str, ...]:
-        """Every secret this spec carries (long enough to be worth scrubbing)."""
-        values = [*self.env.values(), *self.headers.values()]
+        """Every secret this spec carries (long enough to be worth scrubbing); the canary is
+        not one."""
+        env = [v for k, v in self.env.items() if not k.startswith(CANARY_PREFIX)]
+        values = [*env, *self.headers.values()]
         if self.bearer:
             values.append(self.bearer)
         values.extend(_url_secrets(self.url))
@@ -206,6 +216,9 @@ def _check_url(url: str, *, credentials: bool) -> None:
     if not credentials and (parts.username or parts.password):
         raise UsageError("put credentials in headers or bearer, not in the url")
 
+
+CANARY_PREFIX = "MCPROBE_CANARY_"
+"""Name prefix of the canary variable mcprobe plants in stdio targets' environments."""
 
 _CREDENTIAL_NAME = re.compile(r"key|token|secret|auth|pass|sig|session|cred|code", re.IGNORECASE)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
@@ -23,13 +23,16 @@ from mcprobe.core.model import Finding, FuzzRun
 from mcprobe.core.report_build import build_report
 from mcprobe.core.report_model import ConformanceReport, TargetOut
 from mcprobe.core.score import score_server
+from mcprobe.core.security_proofs import canary_findings, echo_findings
 from mcprobe.core.selection import DEFAULT_MAX_TOOLS
 from mcprobe.core.suppress import RuleOverride, apply_overrides
 from mcprobe.core.target_protocol import Target
 from mcprobe.core.target_spec import TargetSpec, scrub
 from mcprobe.core.version import __version__
 from mcprobe.engine.fuzz_runner import DEFAULT_CONCURRENCY, ProgressCallback, run_fuzz
+from mcprobe.engine.security_watch import WatchedTarget, observations
 from mcprobe.report.markdown import render_markdown
+from mcprobe.target.canary import with_canary
 from mcprobe.target.connection import open_target
 from mcprobe.target.transports.stdio import AFTER_REPORT_GRACE
 
@@ -78,17 +81,22 @@ async def run_audit(
     secrets: Sequence[str] = (),
     progress: ProgressCallback | None = None,
     deadline: float | None = None,
+    canary: tuple[str, str] | None = None,
+    echo_secrets: Sequence[tuple[str, str]] = (),
 ) -> ConformanceReport:
     """Audit an open target. ``deadline`` (absolute) overrides ``options.overall_timeout``;
-    ``secrets`` are scrubbed from every string of the report."""
+    ``secrets`` are scrubbed from every string of the report. ``canary`` (name, value) is the
+    variable planted in the target's environment; ``echo_secrets`` the (kind, value) credentials
+    mcprobe sent: both are looked for in every answer (``core/security_proofs.py``)."""
     options = options or AuditOptions()
     if deadline is None:
         deadline = options.deadline()
     snapshot = target.snapshot
     fuzz_run: FuzzRun | None = None
+    watch = WatchedTarget(target)
     if fuzz:
         fuzz_run = await run_fuzz(
-            target,
+            cast(Target, watch),
             snapshot.tools,
             max_tools=options.max_tools,
             fuzz_writes=options.fuzz_writes,
@@ -101,11 +109,18 @@ async def run_audit(
         )
     # Session findings are read after fuzzing: a target may misbehave on the wire mid-run.
     findings = _dedupe([*lint_server(snapshot), *target.session_findings()])
+    seen = observations(watch, fuzz_run.results if fuzz_run is not None else ())
+    findings += [*canary_findings(seen, canary), *echo_findings(seen, echo_secrets)]
     # Overrides apply before scoring, so the score and every rendering agree; each one is noted.
     findings, notes = apply_overrides(findings, options.overrides)
     score = score_server(snapshot, findings, fuzz_run)
     if fuzz_run is not None:
         notes.extend(death_notes(fuzz_run))
+    if canary is not None:
+        notes.append(
+            f"Canary: `{canary[0]}={canary[1]}` was added to the target's environment (not a "
+            "secret); security.canary_leak reports any answer that contains it."
+        )
     report = build_report(
         snapshot,
         findings,
@@ -138,6 +153,8 @@ async def audit_spec(
     target then only gets ``options.close_grace`` to exit on stdin EOF before SIGTERM."""
     options = options or AuditOptions()
     deadline = options.deadline()
+    if started is None:
+        spec = with_canary(spec)  # a pre-started target got its canary from its starter
     async with open_target(spec, deadline=deadline, started=started) as target:
         report = await run_audit(
             target,
@@ -147,11 +164,21 @@ async def audit_spec(
             secrets=spec.secret_values(),
             progress=progress,
             deadline=deadline,
+            canary=spec.canary(),
+            echo_secrets=spec_credentials(spec),
         )
         target.close_soon(options.close_grace)
         if on_report is not None:
             on_report(report)
         return report
+
+
+def spec_credentials(spec: TargetSpec) -> list[tuple[str, str]]:
+    """The credentials mcprobe sends with ``spec`` as (kind, value): the bearer token and the
+    header values (``--env`` values are configuration, often echoed honestly: not included)."""
+    found = [("the bearer token", spec.bearer)] if spec.bearer else []
+    found += [(f"the value of header `{name}`", value) for name, value in spec.headers.items()]
+    return found
 
 
 def scrub_report(report: ConformanceReport, secrets: tuple[str, ...]) -> ConformanceReport:

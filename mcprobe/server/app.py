@@ -42,7 +42,7 @@ from mcprobe.core.target_spec import (
     target_spec,
 )
 from mcprobe.core.version import __version__
-from mcprobe.engine.audit import AuditOptions, run_audit, scrub_report
+from mcprobe.engine.audit import AuditOptions, run_audit, scrub_report, spec_credentials
 from mcprobe.engine.fuzz_runner import ProgressCallback
 from mcprobe.server.models import (
     ConnectInput,
@@ -59,6 +59,7 @@ from mcprobe.server.models import (
     SeveritySummary,
 )
 from mcprobe.server.registry import Connection, ConnectionRegistry
+from mcprobe.target.canary import with_canary
 
 __all__ = ["INSTRUCTIONS", "TOOLS", "build_server", "main", "serve_stdio"]
 
@@ -119,7 +120,7 @@ class ToolDef:
 async def probe_connect(
     registry: ConnectionRegistry, args: ConnectInput, progress: ProgressCallback | None
 ) -> ToolOutput:
-    spec = spec_from_input(args)
+    spec = with_canary(spec_from_input(args))
     connection = await registry.connect(spec)
     snap = connection.target.snapshot
     out = ConnectOutput(
@@ -365,6 +366,8 @@ async def _audit(
         target_out=connection.spec.describe(),
         secrets=connection.spec.secret_values(),
         progress=progress,
+        canary=connection.spec.canary(),
+        echo_secrets=spec_credentials(connection.spec),
     )
 
 

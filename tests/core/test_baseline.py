@@ -15,7 +15,7 @@ from mcprobe.cli import EXIT_OK, EXIT_REGRESSION, EXIT_USAGE, run
 from mcprobe.core.baseline import BaselineError, BaselineReport, compare, load_baseline
 from mcprobe.report.baseline_text import render_baseline
 from tests.support.paths import CLI_TARGET
-from tests.test_demo_golden import normalise_markdown
+from tests.test_demo_golden import normalise_canary, normalise_markdown
 
 PY = sys.executable
 CLI_TARGET = CLI_TARGET
@@ -74,13 +74,14 @@ def test_two_runs_of_an_unchanged_server_compare_clean_and_latencies_are_whole_m
     a, b = json.loads(first.read_text()), json.loads(second.read_text())
     latencies = [r["latencyMs"] for r in a["fuzz"] + b["fuzz"]]
     assert latencies and all(value == int(value) for value in latencies)
-    for doc in (a, b):  # apart from latencies the two documents are identical
+    for doc in (a, b):  # apart from latencies (and the random canary) the documents are identical
         for result in doc["fuzz"]:
             result["latencyMs"] = 0
         doc["unknownToolProbe"]["latencyMs"] = 0
         if doc.get("nonObjectProbe"):
             doc["nonObjectProbe"]["latencyMs"] = 0
         doc["markdown"] = normalise_markdown(doc["markdown"])
+        doc["notes"] = [normalise_canary(n) for n in doc["notes"]]
     assert a == b
     code, _, err = _audit(
         "--fuzz", "--baseline", str(first), "--fail-on-regression", "--", PY, CLI_TARGET,

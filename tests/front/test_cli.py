@@ -37,6 +37,7 @@ from tests.support.golden import check_golden
 from tests.support.http_demo import http_demo_target as running_http_demo
 from tests.support.paths import CLI_TARGET, GOLDEN, REPO_ROOT
 from tests.support.report_samples import sample_report
+from tests.test_demo_golden import normalise_canary
 
 PY = sys.executable
 CLI_TARGET = CLI_TARGET
@@ -531,6 +532,7 @@ def _normalised(report_json: str) -> ConformanceReport:
     data = json.loads(report_json)
     data["target"]["command"] = "python"
     data["markdown"] = None
+    data["notes"] = [normalise_canary(n) for n in data["notes"]]
     for result in [*data["fuzz"], data["unknownToolProbe"], data.get("nonObjectProbe")]:
         if result is not None:
             result["latencyMs"] = 0.0

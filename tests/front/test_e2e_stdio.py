@@ -13,7 +13,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from mcprobe.demo_client import run_demo
 from tests.support.paths import REPO_ROOT
-from tests.test_demo_golden import GOLDEN_JSON, as_json, normalise_markdown
+from tests.test_demo_golden import GOLDEN_JSON, as_json, normalise_canary, normalise_markdown
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -28,6 +28,7 @@ def normalise(report: dict[str, Any]) -> dict[str, Any]:
     report["target"]["command"] = "<python>"
     report["target"]["cwd"] = "<checkout>"
     report["markdown"] = normalise_markdown(report["markdown"])
+    report["notes"] = [normalise_canary(n) for n in report["notes"]]
     return report
 
 

@@ -1,0 +1,75 @@
+"""A thin ``Target`` wrapper that keeps the full text of every answer the fuzz runner gets, so the
+behavioural security proofs (``core/security_proofs.py``) can look for the canary and echoed
+secrets in whole answers, not in the report's short excerpts. Everything else is delegated;
+``restart`` only when the wrapped target has it (``RestartableTarget`` is checked at runtime)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mcprobe.core.model import JSON, CaseResult, Finding, RawCall, ServerSnapshot
+from mcprobe.core.security_proofs import Observation
+from mcprobe.core.target_protocol import Target
+
+__all__ = ["WatchedTarget", "observations"]
+
+_MAX_KEPT = 2_000_000  # characters of answers kept per audit (a hostile target cannot flood us)
+
+
+class WatchedTarget:
+    def __init__(self, inner: Target) -> None:
+        self._inner = inner
+        self.seen: list[tuple[str, str, str]] = []  # (tool, arguments JSON, answer text)
+        self._kept = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)  # restart, and whatever a concrete target adds
+
+    @property
+    def snapshot(self) -> ServerSnapshot:
+        return self._inner.snapshot
+
+    @property
+    def alive(self) -> bool:
+        return self._inner.alive
+
+    def session_findings(self) -> tuple[Finding, ...]:
+        return self._inner.session_findings()
+
+    def stderr_tail(self) -> str:
+        return self._inner.stderr_tail()
+
+    async def call_tool(
+        self, name: str, arguments: JSON, *, timeout: float | None = None
+    ) -> RawCall:
+        raw = await self._inner.call_tool(name, arguments, timeout=timeout)
+        text = _answer_text(raw)
+        if text and self._kept < _MAX_KEPT:
+            self._kept += len(text)
+            self.seen.append((name, _key(arguments), text))
+        return raw
+
+
+def _key(arguments: JSON) -> str:
+    return json.dumps(arguments, sort_keys=True, default=str)
+
+
+def _answer_text(raw: RawCall) -> str:
+    parts = []
+    if raw.result is not None:
+        parts.append(json.dumps(raw.result, ensure_ascii=False, default=str))
+    if raw.error_message:
+        parts.append(raw.error_message)
+    if raw.error_data is not None:
+        parts.append(json.dumps(raw.error_data, ensure_ascii=False, default=str))
+    return "\n".join(parts)
+
+
+def observations(watch: WatchedTarget, results: tuple[CaseResult, ...]) -> list[Observation]:
+    """The watched answers, each labelled with the case that sent its arguments."""
+    labels = {(r.tool, _key(r.arguments)): r.label for r in results}
+    return [
+        Observation(tool, labels.get((tool, args), "a call"), text)
+        for tool, args, text in watch.seen
+    ]
