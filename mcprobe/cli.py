@@ -404,10 +404,6 @@ def _check_audit_args(argv: Sequence[str], out: TextIO) -> _AuditArgs:
         raise UsageError(f"--baseline: {ns.baseline!r} is not a file")
     summary = ns.format is None and not ns.json and output is None and console.isatty(out)
     _close_grace()  # a bad MCPROBE_CLOSE_GRACE is a usage error before anything starts
-    if command is not None:
-        # The canary (target/canary.py) is planted here, stdlib only, so that the pre-started
-        # target and the spec share it; audit_spec keeps a canary it finds.
-        ns.env = [*ns.env, _canary_pair()]
     spec = _spec(ns, command)  # the one target check the server and the library use too
     if spec.cwd is not None and not Path(spec.cwd).is_dir():
         raise UsageError(f"--cwd: {spec.cwd!r} is not a directory")
@@ -417,6 +413,10 @@ def _check_audit_args(argv: Sequence[str], out: TextIO) -> _AuditArgs:
 def _spec(ns: argparse.Namespace, command: list[str] | None) -> TargetSpec:
     from mcprobe.core.target_spec import DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, target_spec
 
+    if command is not None:
+        # The canary (target/canary.py) is planted here, stdlib only, so that the pre-started
+        # target (which reads ns.env) and the spec share it; audit_spec keeps a canary it finds.
+        ns.env = [*ns.env, _canary_pair()]
     bearer = ns.bearer
     if bearer is None and command is None:
         bearer = os.environ.get(TOKEN_ENV) or None
