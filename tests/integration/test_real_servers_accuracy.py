@@ -35,7 +35,10 @@ def test_no_conclusive_result_of_an_official_server_is_a_false_alarm(
     server_id: str, default_audit: Callable[[str], RealAudit]
 ) -> None:
     report = default_audit(server_id).report
-    assert report["critical"] == []
+    # Behavioural criticals only: the Security dimension's proofs (issue 13, e.g. everything's
+    # get-env returning the environment) are judged by their own precision tests.
+    behavioural = [p for p in report["criticalProblems"] if not p["kind"].startswith("security")]
+    assert behavioural == []
     for result in _conclusive(report):
         where = f"{result['name']} {result['case']}"
         assert not any(result[flag] for flag in FALSE_ALARMS), where
