@@ -6,7 +6,7 @@ audit orchestration only ever see this Protocol, so they can be tested with in-m
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from mcprobe.core.model import JSON, Finding, RawCall, RestartAttempt, ServerSnapshot
 
@@ -50,4 +50,19 @@ class RestartableTarget(Target, Protocol):
         """Shut what is left of the current target down and start it again. Never raises for
         anything the target does: a failed start is a ``RestartAttempt`` with its ``error``.
         Findings seen on the wire before the restart stay in ``session_findings``."""
+        ...
+
+
+@runtime_checkable
+class RelistableTarget(Target, Protocol):
+    """A target whose tools can be listed again in the same session (the rug-pull check of
+    ``core/rug_pull.py``); in-memory fakes without it simply skip that check."""
+
+    async def relist_tools(self) -> tuple[Any, ...] | None:
+        """Every ``tools/list`` page again, raw, with the first listing's page cap; None when
+        the second listing could not be taken (target gone, list failed, call limit)."""
+        ...
+
+    def notifications_seen(self, method: str) -> int:
+        """How many ``method`` notifications the target sent since connect."""
         ...

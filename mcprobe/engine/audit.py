@@ -30,7 +30,7 @@ from mcprobe.core.target_protocol import Target
 from mcprobe.core.target_spec import TargetSpec, scrub
 from mcprobe.core.version import __version__
 from mcprobe.engine.fuzz_runner import DEFAULT_CONCURRENCY, ProgressCallback, run_fuzz
-from mcprobe.engine.security_watch import WatchedTarget, observations
+from mcprobe.engine.security_watch import WatchedTarget, observations, relisting_findings
 from mcprobe.report.markdown import render_markdown
 from mcprobe.target.canary import with_canary
 from mcprobe.target.connection import open_target
@@ -111,6 +111,7 @@ async def run_audit(
     findings = _dedupe([*lint_server(snapshot), *target.session_findings()])
     seen = observations(watch, fuzz_run.results if fuzz_run is not None else ())
     findings += [*canary_findings(seen, canary), *echo_findings(seen, echo_secrets)]
+    findings += await relisting_findings(target, fuzzed=fuzz_run is not None)
     # Overrides apply before scoring, so the score and every rendering agree; each one is noted.
     findings, notes = apply_overrides(findings, options.overrides)
     score = score_server(snapshot, findings, fuzz_run)

@@ -1,7 +1,10 @@
 """A thin ``Target`` wrapper that keeps the full text of every answer the fuzz runner gets, so the
 behavioural security proofs (``core/security_proofs.py``) can look for the canary and echoed
 secrets in whole answers, not in the report's short excerpts. Everything else is delegated;
-``restart`` only when the wrapped target has it (``RestartableTarget`` is checked at runtime)."""
+``restart`` only when the wrapped target has it (``RestartableTarget`` is checked at runtime).
+
+``relisting_findings`` is the rug-pull hook: the second ``tools/list``, diffed by
+``core/rug_pull.py``."""
 
 from __future__ import annotations
 
@@ -9,10 +12,12 @@ import json
 from typing import Any
 
 from mcprobe.core.model import JSON, CaseResult, Finding, RawCall, ServerSnapshot
+from mcprobe.core.rug_pull import definition_findings, list_changed_findings
 from mcprobe.core.security_proofs import Observation
-from mcprobe.core.target_protocol import Target
+from mcprobe.core.target_protocol import RelistableTarget, Target
+from mcprobe.target.connection import TOOLS_LIST_CHANGED
 
-__all__ = ["WatchedTarget", "observations"]
+__all__ = ["WatchedTarget", "observations", "relisting_findings"]
 
 _MAX_KEPT = 2_000_000  # characters of answers kept per audit (a hostile target cannot flood us)
 
@@ -73,3 +78,20 @@ def observations(watch: WatchedTarget, results: tuple[CaseResult, ...]) -> list[
         Observation(tool, labels.get((tool, args), "a call"), text)
         for tool, args, text in watch.seen
     ]
+
+
+async def relisting_findings(target: Target, *, fuzzed: bool) -> list[Finding]:
+    """The rug-pull check: list the tools again after fuzzing (or, without fuzzing, when the
+    server announced ``list_changed``) and diff them against the first listing; plus an
+    undeclared ``list_changed``. A target that cannot be relisted adds nothing."""
+    if not isinstance(target, RelistableTarget):
+        return []
+    snapshot = target.snapshot
+    announced = target.notifications_seen(TOOLS_LIST_CHANGED)
+    found = list_changed_findings(snapshot.capabilities, announced)
+    if fuzzed or announced:
+        relisted = await target.relist_tools()
+        if relisted is not None:
+            when = "during fuzzing" if fuzzed else "after notifications/tools/list_changed"
+            found += definition_findings(snapshot, relisted, when=when)
+    return found

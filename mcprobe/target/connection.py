@@ -56,11 +56,18 @@ from mcprobe.target.transports.stdio import (
     open_stdio,
 )
 
-__all__ = ["DEFAULT_PAGE_CAP", "PROGRESS_CEILING", "TargetConnection", "open_target"]
+__all__ = [
+    "DEFAULT_PAGE_CAP",
+    "PROGRESS_CEILING",
+    "TOOLS_LIST_CHANGED",
+    "TargetConnection",
+    "open_target",
+]
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_PAGE_CAP = 100
+TOOLS_LIST_CHANGED = "notifications/tools/list_changed"
 PROGRESS_CEILING = 4
 """A ``tools/call`` carries a progressToken; each progress notification for it restarts its
 per-call timeout, but the call never waits longer than this many per-call timeouts."""
@@ -188,6 +195,7 @@ class TargetConnection:
         deadline: float | None,
         close_requested: anyio.Event | None = None,
         http_log: HttpLog | None = None,
+        page_cap: int = DEFAULT_PAGE_CAP,
     ) -> None:
         self.spec = spec
         self.transport = transport
@@ -200,6 +208,8 @@ class TargetConnection:
         self._retired_findings: list[Finding] = []
         self._http_log = http_log
         self._session_lost = False  # HTTP: the server no longer knows our session id
+        self._page_cap = page_cap
+        self._retired_notices: dict[str, int] = {}
 
     async def restart(self) -> RestartAttempt:
         """Stop what is left of this generation (its owner kills the whole process group) and
@@ -208,6 +218,11 @@ class TargetConnection:
         if self._reopen is None:
             return RestartAttempt(0.0, error="this connection cannot be restarted")
         self._retired_findings.extend(self._session.findings())
+        # Counted across generations: a list_changed before a crash still happened.
+        count = self._session.notifications_seen(TOOLS_LIST_CHANGED)
+        self._retired_notices[TOOLS_LIST_CHANGED] = (
+            self._retired_notices.get(TOOLS_LIST_CHANGED, 0) + count
+        )
         self._close_requested.set()
         try:
             fresh = await self._reopen()
@@ -249,6 +264,26 @@ class TargetConnection:
 
     def stderr_tail(self) -> str:
         return self._process.stderr_tail() if self._process is not None else ""
+
+    def notifications_seen(self, method: str) -> int:
+        """``method`` notifications received so far, from every generation of the target."""
+        return self._retired_notices.get(method, 0) + self._session.notifications_seen(method)
+
+    async def relist_tools(self) -> tuple[Any, ...] | None:
+        """Every ``tools/list`` page again, raw, with the page cap of the first listing (for the
+        rug-pull diff); None when the target is gone, the list fails or the call limit passes."""
+        limit = self.spec.call_timeout
+        if self._deadline is not None:
+            limit = min(limit, self._deadline - anyio.current_time())
+        if not self.alive or limit <= 0:
+            return None
+        with anyio.move_on_after(limit):
+            try:
+                tools = await _list_all(self._session, "tools/list", "tools", self._page_cap, [])
+            except RequestFailed:
+                return None
+            return tuple(tools) if tools is not None else None
+        return None
 
     def _lost(self) -> str:
         if self._process is not None and self._process.returncode is not None:
@@ -631,6 +666,7 @@ async def _own_connection(
                     deadline=call_deadline,
                     close_requested=close_requested,
                     http_log=attempt.http if attempt.kind != "stdio" else None,
+                    page_cap=page_cap,
                 )
                 connected = True
                 scope.deadline = math.inf

@@ -278,6 +278,10 @@ class RawSession:
             self._progressed(params.get("progressToken"))
         await anyio.lowlevel.checkpoint()
 
+    def notifications_seen(self, method: str) -> int:
+        """How many ``method`` notifications the target sent in this session so far."""
+        return self._notifications.get(method, 0)
+
     def _count_notifications(self, counts: Mapping[str, int]) -> None:
         for method, count in counts.items():
             if method in self._notifications or len(self._notifications) < 50:
