@@ -800,13 +800,36 @@ def _score_text(report: ConformanceReport) -> str:
     return f"{report.overall}/100, grade {report.grade}"
 
 
+def _nothing_fuzzed(invocation: AuditInvocation, report: ConformanceReport) -> str | None:
+    """Why a requested fuzz gate cannot judge anything (zero tools fuzzed), or None. Without
+    ``--fuzz`` the gates judge the static audit as before."""
+    gates = [
+        name
+        for name, on in (
+            ("--fail-under", invocation.fail_under is not None),
+            ("--fail-on-critical", invocation.fail_on_critical),
+        )
+        if on
+    ]
+    coverage = report.coverage
+    if not invocation.fuzz or not gates or coverage is None or coverage.fuzzed_tools > 0:
+        return None
+    why = "; ".join(f"{s.tool}: {s.reason}" for s in coverage.skipped) or "the server lists none"
+    return f"{' and '.join(gates)} with --fuzz, but no tool was fuzzed ({why})"
+
+
 def evaluate_gates(
     invocation: AuditInvocation,
     report: ConformanceReport,
     say: Callable[[str], None],
     regressions: tuple[str, ...] = (),
 ) -> int:
-    """The exit code of the gates; when several fail, the first of 4, 7, 3 wins."""
+    """The exit code of the gates; when several fail, the first of 4, 7, 3 wins. A fuzz gate
+    over zero fuzzed tools is a usage error (1), never a pass (the report is already written)."""
+    unfuzzed = _nothing_fuzzed(invocation, report)
+    if unfuzzed is not None:
+        say(f"mcprobe: usage error: {unfuzzed}")
+        return EXIT_USAGE
     code = EXIT_OK
     if invocation.fail_under is not None and (
         report.overall is None or report.overall < invocation.fail_under

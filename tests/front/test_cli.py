@@ -664,3 +664,25 @@ def test_a_fail_under_gate_on_an_unmeasured_score_fails(
     code, _, err = _run("audit", "--fail-under", "0", "--", "x")
     assert code == EXIT_SCORE
     assert "not measured" in err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("gate", [["--fail-under", "0"], ["--fail-on-critical"]])
+def test_a_fuzz_gate_with_no_tool_fuzzed_is_a_usage_error_naming_the_missing_tool(
+    gate: list[str],
+) -> None:
+    code, out, err = _run("audit", "--fuzz", "--tools", "ecoh", *gate, *_target("--clean"))
+    assert code == EXIT_USAGE, err
+    assert out.startswith("# mcprobe conformance report")  # the report is still written
+    lines = [line for line in err.splitlines() if "usage error" in line]
+    assert len(lines) == 1
+    assert "no tool was fuzzed" in lines[0]
+    assert "ecoh: requested, but the server lists no tool of that name" in lines[0]
+
+
+@pytest.mark.slow
+def test_a_fuzz_gate_with_a_tool_fuzzed_or_without_fuzz_is_not_a_usage_error() -> None:
+    code, _, err = _run("audit", "--fuzz", "--tools", "echo", "--fail-under", "0", *_target())
+    assert code == EXIT_OK, err
+    code, _, err = _run("audit", "--tools", "ecoh", "--fail-under", "0", *_target("--clean"))
+    assert code == EXIT_OK, err  # a static audit: the gate judges the static score
