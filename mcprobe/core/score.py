@@ -214,18 +214,23 @@ def _version_deductions(snapshot: ServerSnapshot) -> list[Deduction]:
 
 
 def _capability_deductions(snapshot: ServerSnapshot) -> list[Deduction]:
+    """Capability honesty: an advertised list method must answer, and tools must not be served
+    without being advertised. An advertised capability whose list is empty is honest (the SDKs
+    advertise `prompts`/`resources` on their own, and an empty list is a valid answer); an
+    empty `tools` list is the lint warning `server.no_tools`, and a failing `tools/list` is the
+    listing error `server.invalid_list_page`, so neither is deducted here a second time."""
     caps = snapshot.capabilities if isinstance(snapshot.capabilities, dict) else {}
     tools = len(snapshot.tools)
     found: list[Deduction] = []
-    if "tools" in caps and tools == 0:
-        found.append(_deduct("metadata", 1, "capabilityNotServed", capability="tools"))
-    elif "tools" not in caps and tools > 0:
+    if "tools" not in caps and tools > 0:
         found.append(_deduct("metadata", 1, "toolsNotAdvertised", count=str(tools)))
     for key, count in (
         ("prompts", snapshot.prompts_count),
         ("resources", snapshot.resources_count),
     ):
-        if key in caps and count == 0:
+        # The connection lists an advertised capability and leaves the count None only when
+        # the first `<key>/list` page failed (an error reply such as -32601, or no answer).
+        if key in caps and count is None:
             found.append(_deduct("metadata", 0.5, "capabilityNotServed", capability=key))
     return found
 

@@ -337,11 +337,11 @@ VERDICTS: tuple[VerdictKind, ...] = (
     ),
     VerdictKind(
         key="capabilityNotServed",
-        title="Capability advertised but nothing served",
+        title="Advertised capability does not answer",
         severity=Severity.WARNING,
-        reason="advertises the `{capability}` capability but lists no {capability}",
-        fix="Serve {capability}, or stop advertising the `{capability}` capability in the "
-        "initialize result.",
+        reason="advertises the `{capability}` capability but `{capability}/list` fails",
+        fix="Answer `{capability}/list` (an empty list is fine), or stop advertising the "
+        "`{capability}` capability in the initialize result.",
         dimensions=frozenset({METADATA}),
     ),
     VerdictKind(

@@ -105,7 +105,7 @@ def test_fully_worked_example_scores_every_dimension_exactly() -> None:
     """A four-tool calculator, scored by hand.
 
     Metadata: name and version present; no title (−1); instructions "Use divide." are 11
-    characters, under 40 (−1); `prompts` advertised but the listing found none (−0.5).
+    characters, under 40 (−1); `prompts` advertised but `prompts/list` failed (−0.5).
     10 − 2.5 = **7.5**.
 
     Schema Quality: greet has an error (1) + two warnings (0.5 + 0.5) + an info (0.25) = 2.25,
@@ -134,7 +134,7 @@ def test_fully_worked_example_scores_every_dimension_exactly() -> None:
         title=None,
         instructions="Use divide.",
         capabilities={"tools": {}, "prompts": {}},
-        prompts_count=0,
+        prompts_count=None,  # advertised, and prompts/list failed
         listing_findings=(warning_from_listing,),
     )
     findings = [
@@ -194,7 +194,7 @@ def test_fully_worked_example_scores_every_dimension_exactly() -> None:
     assert by_key["metadata"].reasons == (
         "−1: no human-readable `title` in serverInfo",
         "−1: `instructions` are only 11 characters (< 40)",
-        "−0.5: advertises the `prompts` capability but lists no prompts",
+        "−0.5: advertises the `prompts` capability but `prompts/list` fails",
     )
     schema_reasons = by_key["schemaQuality"].reasons
     assert schema_reasons[0].startswith(
@@ -364,8 +364,8 @@ def test_every_metadata_and_latency_deduction_maps_to_a_fix() -> None:
         title=None,
         instructions=None,
         capabilities={"tools": {}, "prompts": {}, "resources": {}},
-        prompts_count=0,
-        resources_count=0,
+        prompts_count=None,  # advertised, and both lists failed
+        resources_count=None,
     )
     short = snapshot(2, instructions="Hi.", capabilities={})
     slow = run([case("t0", "valid", Outcome.OK, latency=450)])
@@ -379,12 +379,12 @@ def test_every_metadata_and_latency_deduction_maps_to_a_fix() -> None:
         if d.key in ("metadata", "liveness")
         for deduction in d.deductions
     ]
-    assert len(deductions) == 10
+    assert len(deductions) == 9
     lines = [r for d in dimensions for r in d.reasons if r.startswith("−")]
     assert [deduction_reason(d) for d in deductions] == lines
     fixes = [deduction_fix(d.cause, d.params) for d in deductions]
     assert all(fixes)
-    assert "Serve prompts, or stop advertising the `prompts` capability" in " ".join(fixes)
+    assert "Answer `prompts/list` (an empty list is fine), or stop advertising" in " ".join(fixes)
     assert "p50 latency is 450 ms" in " ".join(fixes)
 
 
@@ -466,15 +466,19 @@ def test_metadata_judges_capability_honesty() -> None:
         return score_server(snap, [], None).dimensions[0].score
 
     assert metadata(snapshot(2, capabilities={})) == 9.0  # tools served, not advertised
-    assert metadata(snapshot(0)) == 9.0  # tools advertised, none served
-    assert metadata(snapshot(1, capabilities={"tools": {}, "resources": {}})) == 10.0  # uncounted
+    # An empty tools list is the lint warning server.no_tools, not a Metadata deduction.
+    assert metadata(snapshot(0)) == 10.0
+    # Advertised and the list failed (the connection leaves the count None only then).
+    assert metadata(snapshot(1, capabilities={"tools": {}, "resources": {}})) == 9.5
+    both_failed = snapshot(1, capabilities={"tools": {}, "resources": {}, "prompts": {}})
+    assert metadata(both_failed) == 9.0
     both_empty = snapshot(
         1,
         capabilities={"tools": {}, "resources": {}, "prompts": {}},
         resources_count=0,
         prompts_count=0,
     )
-    assert metadata(both_empty) == 9.0
+    assert metadata(both_empty) == 10.0  # an empty list is an honest answer
     assert metadata(snapshot(1, name="  ", instructions="   ")) == 5.0  # blank counts as absent
 
 
@@ -560,7 +564,7 @@ def test_a_critical_security_finding_caps_the_overall_score_in_the_f_band() -> N
         ("noServerTitle", {"title": None}),
         ("noInstructions", {"instructions": None}),
         ("shortInstructions", {"instructions": "Hi."}),
-        ("capabilityNotServed", {"capabilities": {"tools": {}, "prompts": {}}, "prompts_count": 0}),
+        ("capabilityNotServed", {"capabilities": {"tools": {}, "prompts": {}}}),
         ("toolsNotAdvertised", {"capabilities": {}}),
     ],
 )
@@ -571,6 +575,25 @@ def test_each_metadata_verdict_is_deducted_exactly_when_its_shortcoming_is_there
     assert cause not in {d.cause for d in clean.deductions}
     flawed = score_server(snapshot(1, **changes), [], None).dimensions[0]
     assert cause in {d.cause for d in flawed.deductions}
+
+
+@pytest.mark.parametrize("key", ["prompts", "resources"])
+def test_an_advertised_capability_that_answers_with_an_empty_list_costs_no_metadata(
+    key: str,
+) -> None:
+    caps: dict[str, object] = {"tools": {}, key: {}}
+
+    def counted(count: int | None) -> ServerSnapshot:
+        if key == "prompts":
+            return snapshot(1, capabilities=caps, prompts_count=count)
+        return snapshot(1, capabilities=caps, resources_count=count)
+
+    empty = score_server(counted(0), [], None)
+    assert empty.dimensions[0].deductions == ()
+    assert empty.dimensions[0].score == 10.0
+    failed = score_server(counted(None), [], None)
+    (deduction,) = failed.dimensions[0].deductions
+    assert (deduction.cause, dict(deduction.params)["capability"]) == ("capabilityNotServed", key)
 
 
 def test_slow_valid_calls_and_lint_findings_are_deductions_of_their_own_verdicts() -> None:

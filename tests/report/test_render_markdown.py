@@ -308,25 +308,21 @@ def test_backtick_quoted_target_names_in_mcprobe_sentences_render_as_code() -> N
 def test_time_server_with_rejected_valid_calls_is_never_told_nothing_to_fix() -> None:
     fixes = fix_lines(time_server_report())
     assert CLEAN not in fixes
-    assert fixes[:5] == [
-        "1. **Server metadata** (4 changes)",
+    assert fixes[:3] == [
+        "1. **Server metadata** (2 changes)",
         "   - Add a human-readable `serverInfo.title` (hosts show it to people; MCP 2025-06-18 "
         "and later).",
         "   - Send `instructions` in the initialize result: a few sentences on what the server is "
         "for and how its tools fit together (at least 40 characters).",
-        "   - Serve prompts, or stop advertising the `prompts` capability in the initialize "
-        "result.",
-        "   - Serve resources, or stop advertising the `resources` capability in the initialize "
-        "result.",
     ]
-    assert fixes[5] == (
+    assert fixes[3] == (
         "2. `get_current_time`: It refuses its own example: the minimal valid call "
         '`{"timezone": "example"}` (the schema\'s or the user\'s example) was rejected (toolError: '
         "`Invalid timezone: 'No time zone found with key example'`). Accept the call the "
         "schema's own `default`/`examples` (or the user's example) describe, or correct that "
         "example so a client can build a call that works."
     )
-    assert fixes[6].startswith("3. `convert_time`: It refuses its own example")
+    assert fixes[4].startswith("3. `convert_time`: It refuses its own example")
 
 
 def test_nothing_to_fix_appears_only_when_nothing_was_deducted() -> None:
