@@ -34,6 +34,9 @@ What each tool demonstrates (lint code / fuzz behaviour):
                    schema.root_not_object; un-annotated, so skipped by default
 =================  ==========================================================================
 
+Resources, a template, a prompt and a declared-but-unimplemented ``completions`` capability come
+from ``demo_target.surface`` (one flawed resource, one flawed prompt, one protocol defect).
+
 An unknown tool name gets a JSON-RPC ``-32602`` error. With ``hazards=True`` two more
 read-only tools come first in the listing, for tests of hanging and dying targets: ``hang``
 (never answers) and ``explode`` (the process exits at once). All answers are deterministic:
@@ -53,6 +56,8 @@ from jsonschema import Draft202012Validator
 from mcp import MCPError
 from mcp.server.context import CallNext, ServerRequestContext
 from mcp.server.lowlevel import Server
+
+from demo_target import surface
 
 NAME = "demo-target"
 VERSION = "0.3.0"
@@ -384,7 +389,16 @@ def build_server(*, hazards: bool = False) -> Server[Any]:
         return handler(args)
 
     server: Server[Any] = Server(
-        NAME, version=VERSION, on_list_tools=list_tools, on_call_tool=call_tool
+        NAME,
+        version=VERSION,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=surface.list_resources,
+        on_list_resource_templates=surface.list_templates,
+        on_read_resource=surface.read_resource,
+        on_list_prompts=surface.list_prompts,
+        on_get_prompt=surface.get_prompt,
+        on_completion=surface.complete,
     )
 
     async def raw_tools_list(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import io
 import math
 import os
@@ -191,6 +192,15 @@ def _tool_names(text: str) -> list[str]:
     return names
 
 
+def _client_capabilities(text: str) -> tuple[str, ...]:
+    from mcprobe.core.client_capabilities import parse_client_capabilities  # stdlib only
+
+    try:
+        return parse_client_capabilities(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _audit_parser(out: TextIO) -> _Parser:
     p = _Parser(
         out,
@@ -289,6 +299,22 @@ def _audit_parser(out: TextIO) -> _Parser:
     console.add_arguments(p)
     audit_many.add_arguments(p)
     config_file.add_arguments(p)
+    p.add_argument(
+        "--client-capabilities",
+        type=_client_capabilities,
+        metavar="LIST",
+        help="client capabilities to declare: a comma list of roots, elicitation, sampling, or "
+        "none (default: all three; roots answered with an empty list, elicitation declined, "
+        "sampling with an error)",
+    )
+    p.add_argument(
+        "--protocol",
+        choices=("auto", "handshake", "modern"),
+        default="auto",
+        help="protocol era: handshake (initialize), modern (2026-07-28: server/discover and "
+        "per-request _meta), or auto (default: initialize, then 2026-07-28 if it is refused; "
+        "the report says which eras the server speaks)",
+    )
     return p
 
 
@@ -420,7 +446,7 @@ def _spec(ns: argparse.Namespace, command: list[str] | None) -> TargetSpec:
     bearer = ns.bearer
     if bearer is None and command is None:
         bearer = os.environ.get(TOKEN_ENV) or None
-    return target_spec(
+    spec = target_spec(
         command=command[0] if command else None,
         args=command[1:] if command else (),
         env=dict(ns.env),
@@ -431,6 +457,9 @@ def _spec(ns: argparse.Namespace, command: list[str] | None) -> TargetSpec:
         connect_timeout=ns.connect_timeout or DEFAULT_CONNECT_TIMEOUT,
         call_timeout=ns.timeout or DEFAULT_CALL_TIMEOUT,
     )
+    if ns.client_capabilities is not None:
+        spec = dataclasses.replace(spec, client_capabilities=ns.client_capabilities)
+    return dataclasses.replace(spec, protocol=ns.protocol)
 
 
 def _apply_config_file(ns: argparse.Namespace, argv: Sequence[str]) -> tuple[RuleOverride, ...]:

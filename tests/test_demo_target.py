@@ -101,13 +101,20 @@ async def test_tool_list_is_served_raw_including_malformed_schemas() -> None:
     assert by_name["search docs"]["inputSchema"]["properties"]["limit"]["minimum"] == "one"
 
 
-async def test_initialize_advertises_tools_only_and_no_instructions() -> None:
+async def test_initialize_advertises_tools_resources_prompts_completions_and_no_instructions() -> (
+    None
+):
     with anyio.fail_after(10):
         async with in_memory(build_server()) as (read, write):
             disp = JSONRPCDispatcher(read, write)
             async with ClientSession(dispatcher=disp):
                 init = await disp.send_raw_request("initialize", INIT, {"timeout": 5})
-    assert init["capabilities"] == {"tools": {"listChanged": False}}
+    assert init["capabilities"] == {
+        "tools": {"listChanged": False},
+        "resources": {"subscribe": False, "listChanged": False},
+        "prompts": {"listChanged": False},
+        "completions": {},
+    }
     assert init["serverInfo"] == {"name": "demo-target", "version": "0.3.0"}
     assert "instructions" not in init
 
@@ -250,3 +257,31 @@ async def _greet_over(read: Any, write: Any) -> str:
         await disp.send_raw_request("initialize", INIT, {"timeout": 5})
         await disp.notify("notifications/initialized", None)
         return text_of(await call(disp, "greet", {"name": "http"}))
+
+
+async def test_the_demo_has_one_flawed_resource_one_flawed_prompt_and_one_protocol_defect() -> None:
+    with anyio.fail_after(10):
+        async with in_memory(build_server()) as (read, write):
+            disp = JSONRPCDispatcher(read, write)
+            async with ClientSession(dispatcher=disp):
+                await disp.send_raw_request("initialize", INIT, {"timeout": 5})
+                logo = await disp.send_raw_request(
+                    "resources/read", {"uri": "demo://docs/logo"}, {"timeout": 5}
+                )
+                prompt = await disp.send_raw_request(
+                    "prompts/get", {"name": "summarise", "arguments": {}}, {"timeout": 5}
+                )
+                try:
+                    await disp.send_raw_request(
+                        "completion/complete",
+                        {
+                            "ref": {"type": "ref/prompt", "name": "summarise"},
+                            "argument": {"name": "topic", "value": ""},
+                        },
+                        {"timeout": 5},
+                    )
+                except MCPError as exc:
+                    completion_code = exc.code
+    assert logo["contents"][0]["blob"] == "<not base64>"
+    assert prompt["messages"][0]["role"] == "user"  # answered although "topic" is missing
+    assert completion_code == -32601

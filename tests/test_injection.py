@@ -75,19 +75,19 @@ def test_target_text_cannot_add_headings_or_break_tables(report: ConformanceRepo
     assert headings[0] == "mcprobe conformance report"
     assert headings.count("Recommended fixes") == 1
     assert not any("Heading" in h or "pwned" in h or "Ignore" in h for h in headings)
-    row_cells: list[int] = []
-    header_cells = 0
+    tables: list[list[int]] = []  # cells per row, per table
     for token in items:
-        if token.type == "tr_open":
-            row_cells.append(0)
+        if token.type == "table_open":
+            tables.append([])
+        elif token.type == "tr_open":
+            tables[-1].append(0)
         elif token.type in ("th_open", "td_open"):
-            row_cells[-1] += 1
-        elif token.type == "thead_close":
-            header_cells = row_cells[-1]
-    assert header_cells == 6
-    assert set(row_cells) == {6}
+            tables[-1][-1] += 1
+    fuzz_rows = tables[0]  # the fuzz table comes first; the surface checks' table after it
+    assert set(fuzz_rows) == {6}
     probes = (report.unknown_tool_probe is not None) + (report.non_object_probe is not None)
-    assert len(row_cells) == 1 + len(report.fuzz) + probes  # header, every case, the probes
+    assert len(fuzz_rows) == 1 + len(report.fuzz) + probes  # header, every case, the probes
+    assert all(len(set(rows)) == 1 for rows in tables)  # no row wider or narrower than its header
 
 
 def test_hidden_characters_are_shown_as_markers_never_raw(report: ConformanceReport) -> None:

@@ -163,6 +163,9 @@ def plan_fixes(report: ConformanceReport) -> FixPlanOut:
     covered: set[str] = set()
     for dimension in report.dimensions:
         for deduction in dimension.deductions:
+            if deduction.cause == "surfaceCheck":
+                covered.add(dimension.key)  # fixed by the report's resource/prompt/protocol fixes
+                continue
             if deduction.cases or deduction.cause in ("lintFindings", "securityFinding"):
                 continue  # fixed by the behavioural groups / the lint fixes below
             fix = deduction_fix(deduction.cause, deduction.params.items())

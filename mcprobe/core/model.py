@@ -39,6 +39,8 @@ class Location:
     tool: str | None = None
     param: str | None = None
     pointer: str | None = None
+    resource: str | None = None  # a resource URI or template (resource.* findings)
+    prompt: str | None = None  # a prompt name (prompt.* findings)
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,7 @@ class ServerSnapshot:
     prompts_count: int | None = None
     server_info: dict[str, JSON] = field(default_factory=dict)
     listing_findings: tuple[Finding, ...] = ()
+    era: str = "handshake"  # "modern": reached through server/discover (2026-07-28), no initialize
 
 
 # --------------------------------------------------------------------------- fuzz cases

@@ -177,6 +177,8 @@ def _finding_out(finding: Finding) -> FindingOut:
             tool=finding.location.tool,
             param=finding.location.param,
             pointer=finding.location.pointer,
+            resource=finding.location.resource,
+            prompt=finding.location.prompt,
         ),
         hint=finding.hint,
     )

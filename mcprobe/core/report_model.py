@@ -16,7 +16,7 @@ from pydantic.alias_generators import to_camel
 from mcprobe.core.safe_json import safe_value
 from mcprobe.core.target_spec import Transport
 
-SCHEMA_VERSION = "1.4"
+SCHEMA_VERSION = "1.5"
 
 
 class WireModel(BaseModel):
@@ -40,6 +40,8 @@ class LocationOut(WireModel):
     tool: str | None = None
     param: str | None = None
     pointer: str | None = None
+    resource: str | None = None
+    prompt: str | None = None
 
 
 class FindingOut(WireModel):
@@ -57,6 +59,12 @@ class ServerOut(WireModel):
     protocol_version: str | None = None
     instructions: str | None = None
     capabilities: dict[str, Any] = Field(default_factory=dict)
+    era: Literal["handshake", "modern"] | None = Field(
+        default=None, description="the protocol era audited: initialize, or 2026-07-28"
+    )
+    eras: list[Literal["handshake", "modern"]] = Field(
+        default_factory=list, description="every era the server was seen to speak"
+    )
 
 
 class DeductionOut(WireModel):
@@ -243,6 +251,34 @@ class TargetOut(WireModel):
     url: str | None = None
     header_names: list[str] = Field(default_factory=list)
     bearer: bool = False
+    client_capabilities: list[str] = Field(
+        default_factory=list,
+        description="what mcprobe declared in initialize and how it answers those requests",
+    )
+
+
+class CheckOut(WireModel):
+    """One resource, prompt or protocol check (``core.checks``), with its clause and fix."""
+
+    check: str = Field(description="the stable check id, e.g. resources.not_found")
+    area: Literal["resources", "prompts", "protocol", "http"]
+    verdict: Literal["pass", "fail", "inconclusive", "notApplicable"]
+    level: Literal["must", "should"] = Field(description="only failed 'must' checks cost points")
+    clause: str = Field(description="the spec clause the check enforces")
+    message: str
+    subject: str | None = Field(default=None, description="a resource URI, template or prompt")
+    request: str | None = Field(default=None, description="what was sent: method + JSON params")
+    observed: str | None = Field(default=None, description="what came back (untrusted excerpt)")
+    hint: str
+
+
+class SurfaceOut(WireModel):
+    """The server beyond its tools: counts of what it lists, and every check made."""
+
+    resources: int | None = Field(default=None, description="null: not listed")
+    resource_templates: int | None = None
+    prompts: int | None = None
+    checks: list[CheckOut] = Field(default_factory=list)
 
 
 class ConformanceReport(WireModel):
@@ -265,6 +301,9 @@ class ConformanceReport(WireModel):
     unknown_tool_probe: FuzzResultOut | None = None
     non_object_probe: FuzzResultOut | None = Field(
         default=None, description="`arguments: []`, sent once per server (protocol layer)"
+    )
+    surface: SurfaceOut | None = Field(
+        default=None, description="resources, prompts and protocol checks (null: not probed)"
     )
     crashed_by: str | None = Field(default=None, description="'tool case' that killed the target")
     deaths: list[TargetDeathOut] = Field(

@@ -205,8 +205,8 @@ protocol no client knows, so nothing else it declares can be taken at its word."
 
 def _version_deductions(snapshot: ServerSnapshot) -> list[Deduction]:
     version = snapshot.protocol_version
-    if version_problem(version) is None:
-        return []
+    if snapshot.era == "modern" or version_problem(version) is None:
+        return []  # 2026-07-28 reached through server/discover is no initialize answer
     shown = json.dumps((version or "")[:40], ensure_ascii=True)
     return [
         _deduct("metadata", UNSUPPORTED_VERSION_POINTS, "unsupportedProtocolVersion", shown=shown)

@@ -65,4 +65,29 @@ class RelistableTarget(Target, Protocol):
 
     def notifications_seen(self, method: str) -> int:
         """How many ``method`` notifications the target sent since connect."""
+
+
+@runtime_checkable
+class RequestTarget(Target, Protocol):
+    """A target that also takes any raw request: the resource, prompt and protocol checks need
+    it (``TargetConnection`` is one; simple fakes of ``Target`` need not be)."""
+
+    @property
+    def era(self) -> str:
+        """``handshake`` (initialize) or ``modern`` (2026-07-28)."""
+        ...
+
+    async def request(self, method: str, params: JSON, *, timeout: float | None = None) -> RawCall:
+        """Send one raw request; never raises for anything the target does."""
+        ...
+
+    async def list_all(
+        self, method: str, key: str, *, page_cap: int = ...
+    ) -> tuple[list[JSON] | None, tuple[Finding, ...]]:
+        """Every page of a paginated list (None when the first page failed) and the findings
+        about the paging (caps, loops, malformed pages)."""
+        ...
+
+    def served_requests(self) -> dict[str, int]:
+        """Requests of declared client capabilities the target made (method: count)."""
         ...

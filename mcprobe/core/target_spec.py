@@ -23,6 +23,7 @@ from mcprobe.core.errors import UsageError
 
 if TYPE_CHECKING:
     from mcprobe.core.report_model import TargetOut
+from mcprobe.core.client_capabilities import DEFAULT_CLIENT_CAPABILITIES, describe_capabilities
 
 Transport = Literal["stdio", "http", "sse"]
 Wire = Literal["stdio", "http", "sse"]  # one protocol on the wire (``http`` = Streamable HTTP)
@@ -87,6 +88,11 @@ class TargetSpec:
     bearer: str | None = field(default=None, repr=False)
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     call_timeout: float = DEFAULT_CALL_TIMEOUT
+    # What mcprobe declares in initialize (core.client_capabilities); () declares nothing.
+    client_capabilities: tuple[str, ...] = DEFAULT_CLIENT_CAPABILITIES
+    # The protocol era: auto (initialize, then 2026-07-28 if initialize is refused), handshake
+    # (initialize only) or modern (2026-07-28 only: server/discover + the _meta envelope).
+    protocol: Literal["auto", "handshake", "modern"] = "auto"
 
     def describe(self) -> TargetOut:
         """The target for reports: names of secrets, never their values."""
@@ -101,6 +107,7 @@ class TargetSpec:
             url=scrub(self.url, self.secret_values()) if self.url else None,
             header_names=sorted(self.headers),
             bearer=self.bearer is not None,
+            client_capabilities=describe_capabilities(self.client_capabilities),
         )
 
     def canary(self) -> tuple[str, str] | None:

@@ -360,6 +360,15 @@ VERDICTS: tuple[VerdictKind, ...] = (
         fix="Fix the lint findings listed under Findings.",
         dimensions=frozenset({SCHEMA_QUALITY}),
     ),
+    VerdictKind(
+        key="surfaceCheck",
+        title="Resource, prompt or protocol check failed",
+        # One deduction per failed `must` check id (core/surface_score.py); the fix of each is
+        # the check's own (core/checks.py), listed with its subjects by the report's fixes.
+        reason="{label} check `{check}` failed ({count})",
+        fix="{fix}",
+        dimensions=frozenset({METADATA, ERROR_HANDLING, LIVENESS}),
+    ),
 )
 VERDICTS = (
     VerdictKind(

@@ -11,12 +11,15 @@ included, is scrubbed of the spec's secret values.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import dataclasses
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
+from mcprobe.core.checks import CheckResult, SurfaceRun
 from mcprobe.core.deaths import death_notes
 from mcprobe.core.lint.engine import lint_server
 from mcprobe.core.model import Finding, FuzzRun
@@ -26,10 +29,13 @@ from mcprobe.core.score import score_server
 from mcprobe.core.security_proofs import canary_findings, echo_findings
 from mcprobe.core.selection import DEFAULT_MAX_TOOLS
 from mcprobe.core.suppress import RuleOverride, apply_overrides
-from mcprobe.core.target_protocol import Target
+from mcprobe.core.surface_report import surface_out
+from mcprobe.core.surface_score import apply_surface
+from mcprobe.core.target_protocol import RequestTarget, Target
 from mcprobe.core.target_spec import TargetSpec, scrub
 from mcprobe.core.version import __version__
 from mcprobe.engine.fuzz_runner import DEFAULT_CONCURRENCY, ProgressCallback, run_fuzz
+from mcprobe.engine.protocol_probes import run_surface_probes, second_connection_checks
 from mcprobe.engine.security_watch import WatchedTarget, observations, relisting_findings
 from mcprobe.report.markdown import render_markdown
 from mcprobe.target.canary import with_canary
@@ -63,6 +69,7 @@ class AuditOptions:
     overall_timeout: float | None = None
     overrides: tuple[RuleOverride, ...] = ()  # the config file's per-rule ignore/severity
     close_grace: float = AFTER_REPORT_GRACE  # stdio: exit-on-EOF time once the report is done
+    surface: bool = True  # the resource, prompt and protocol checks (read-only by the spec)
 
     def deadline(self) -> float | None:
         """The absolute ``anyio.current_time()`` deadline for an audit starting now."""
@@ -83,11 +90,16 @@ async def run_audit(
     deadline: float | None = None,
     canary: tuple[str, str] | None = None,
     echo_secrets: Sequence[tuple[str, str]] = (),
+    second_connection: Callable[[str], Awaitable[tuple[list[CheckResult], list[str]]]]
+    | None = None,
 ) -> ConformanceReport:
     """Audit an open target. ``deadline`` (absolute) overrides ``options.overall_timeout``;
     ``secrets`` are scrubbed from every string of the report. ``canary`` (name, value) is the
     variable planted in the target's environment; ``echo_secrets`` the (kind, value) credentials
-    mcprobe sent: both are looked for in every answer (``core/security_proofs.py``)."""
+    mcprobe sent: both are looked for in every answer (``core/security_proofs.py``).
+    ``second_connection`` makes the checks that need a fresh connection to the same target
+    (version negotiation, the other era), given the era of ``target``; it returns those checks
+    and the eras the target speaks."""
     options = options or AuditOptions()
     if deadline is None:
         deadline = options.deadline()
@@ -107,6 +119,15 @@ async def run_audit(
             deadline=deadline,
             progress=progress,
         )
+    # After fuzzing, so a resource read that kills the target cannot cost the tools their cases.
+    surface: SurfaceRun | None = None
+    era = target.era if isinstance(target, RequestTarget) else "handshake"
+    eras = [era]
+    if options.surface and isinstance(target, RequestTarget):
+        surface = await run_surface_probes(target, timeout=options.call_timeout, era=era)
+        if second_connection is not None:
+            extra, eras = await second_connection(era)
+            surface = dataclasses.replace(surface, checks=(*surface.checks, *extra))
     # Session findings are read after fuzzing: a target may misbehave on the wire mid-run.
     findings = _dedupe([*lint_server(snapshot), *target.session_findings()])
     seen = observations(watch, fuzz_run.results if fuzz_run is not None else ())
@@ -114,7 +135,23 @@ async def run_audit(
     findings += await relisting_findings(target, fuzzed=fuzz_run is not None)
     # Overrides apply before scoring, so the score and every rendering agree; each one is noted.
     findings, notes = apply_overrides(findings, options.overrides)
+    # Resource and prompt lint is reported, not scored by Schema Quality (a rate over tools);
+    # the surface checks fold into the score through apply_surface.
+    surface_findings, surface_notes = apply_overrides(
+        list(surface.findings) if surface is not None else [], options.overrides
+    )
+    notes = [*notes, *surface_notes]
     score = score_server(snapshot, findings, fuzz_run)
+    if surface is not None:
+        score = apply_surface(score, surface.checks)
+        findings = _dedupe([*findings, *surface_findings])
+    if isinstance(target, RequestTarget):
+        for method, count in sorted(target.served_requests().items()):
+            notes.append(
+                f"The target sent {count} {method} request(s); mcprobe answered them as its "
+                "declared client capabilities say (roots: an empty list, elicitation: declined, "
+                "sampling: an error), so a tool result that depends on them reflects that answer."
+            )
     if fuzz_run is not None:
         notes.extend(death_notes(fuzz_run))
     if canary is not None:
@@ -132,6 +169,14 @@ async def run_audit(
         target=target_out,
         notes=notes,
     )
+    if surface is not None:
+        report = report.model_copy(update={"surface": surface_out(surface)})
+    server = report.server.model_copy(update={"era": era, "eras": eras})
+    report = report.model_copy(update={"server": server})
+    if era == "modern" and report.target is not None:
+        # 2026-07-28 requests declare no client capabilities (see target.connection._discover).
+        target_out = report.target.model_copy(update={"client_capabilities": []})
+        report = report.model_copy(update={"target": target_out})
     report = report.model_copy(update={"markdown": render_markdown(report)})
     return scrub_report(report, tuple(secrets))
 
@@ -167,6 +212,13 @@ async def audit_spec(
             deadline=deadline,
             canary=spec.canary(),
             echo_secrets=spec_credentials(spec),
+            second_connection=partial(
+                second_connection_checks,
+                spec,
+                deadline,
+                options.call_timeout,
+                protocol=spec.protocol,
+            ),
         )
         target.close_soon(options.close_grace)
         if on_report is not None:

@@ -29,6 +29,7 @@ from mcprobe.core.report_model import (
 )
 from mcprobe.core.verdicts import verdict
 from mcprobe.report.escape import md_cell, md_code, md_inline, md_prose, md_text
+from mcprobe.report.surface_markdown import render_surface, surface_fixes
 
 CLEAN = "Nothing to fix — this server passes every check."
 NO_CRITICAL = "✓ No critical behavioral issues"
@@ -46,6 +47,7 @@ ARGUMENTS_LIMIT = 300
 CASES_PER_FIX = 5
 TOOLS_IN_HEADLINE = 10
 
+_ERAS = {"handshake": "initialize handshake", "modern": "stateless 2026-07-28"}
 _SEVERITY_WORDS = {
     "critical": ("critical", "critical"),
     "error": ("error", "errors"),
@@ -88,7 +90,15 @@ def _header(report: ConformanceReport) -> list[str]:
     ]
     if server.title is not None:
         lines.append(f"- Title: {md_inline(server.title, NAME_LIMIT)}")
-    lines.append(f"- Protocol version: {_name(server.protocol_version, 'protocol version')}")
+    era = ""
+    if server.era is not None:
+        era = f" ({_ERAS[server.era]} era"
+        others = [e for e in server.eras if e != server.era]
+        era += f"; also speaks the {_ERAS[others[0]]} era)" if others else ")"
+    lines.append(f"- Protocol version: {_name(server.protocol_version, 'protocol version')}{era}")
+    if report.target is not None:
+        declared = ", ".join(md_text(c, 80) for c in report.target.client_capabilities)
+        lines.append(f"- mcprobe declared client capabilities: {declared or 'none'}")
     if report.overall is None:
         lines.append("- **Overall score: not measured**")
     else:
@@ -216,6 +226,13 @@ def _dimensions(report: ConformanceReport) -> list[str]:
 
 
 def _where(location: LocationOut) -> str:
+    if location.resource is not None:
+        return f"resource {md_inline(location.resource, NAME_LIMIT)}"
+    if location.prompt is not None:
+        where = f"prompt {md_inline(location.prompt, NAME_LIMIT)}"
+        if location.param is not None:
+            where += f" › argument {md_inline(location.param, NAME_LIMIT)}"
+        return where
     if location.tool is None:
         return "server"
     where = f"tool {md_inline(location.tool, NAME_LIMIT)}"
@@ -464,6 +481,7 @@ def _fixes(report: ConformanceReport, findings: list[FindingOut]) -> list[str]:
             ]
         )
     items += [[_sentence(fix)] for fix in plan.other]
+    items += surface_fixes(report)
     dimensions = {d.key: d for d in report.dimensions}
     items += [_uncovered_item(dimensions[key]) for key in plan.uncovered if key in dimensions]
     lines = ["## Recommended fixes", ""]
@@ -493,5 +511,7 @@ def render_markdown(report: ConformanceReport) -> str:
     sections += [_dimensions(report), _findings(findings)]
     if report.coverage is not None:
         sections.append(_fuzz_table(report))
+    if report.surface is not None:
+        sections.append(render_surface(report))
     sections.append(_fixes(report, findings))
     return _join(sections)

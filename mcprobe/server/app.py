@@ -34,6 +34,7 @@ from mcprobe.core.model import ServerSnapshot
 from mcprobe.core.report_model import ConformanceReport, FuzzSummaryOut, ServerOut
 from mcprobe.core.safe_json import safe_text, safe_value
 from mcprobe.core.selection import DEFAULT_MAX_TOOLS
+from mcprobe.core.target_protocol import RequestTarget
 from mcprobe.core.target_spec import (
     DEFAULT_CALL_TIMEOUT,
     DEFAULT_CONNECT_TIMEOUT,
@@ -223,9 +224,24 @@ async def probe_list(
     registry: ConnectionRegistry, args: ConnectionInput, progress: ProgressCallback | None
 ) -> ToolOutput:
     connection = registry.get(args.connection_id)
-    snap = connection.target.snapshot
-    out = ListOutput(connection_id=connection.id, server=server_out(snap), tools=list(snap.tools))
-    text = json.dumps(list(snap.tools), ensure_ascii=False, indent=1, sort_keys=True)
+    target = connection.target
+    snap = target.snapshot
+    lists: dict[str, list[Any] | None] = {}
+    caps = snap.capabilities if isinstance(snap.capabilities, dict) else {}
+    if isinstance(target, RequestTarget):
+        # Listed live (every page, same caps as tools/list): only when advertised.
+        for key, method, item in (
+            ("resources", "resources/list", "resources"),
+            ("resource_templates", "resources/templates/list", "resourceTemplates"),
+            ("prompts", "prompts/list", "prompts"),
+        ):
+            if ("prompts" if key == "prompts" else "resources") in caps:
+                lists[key], _ = await target.list_all(method, item)
+    out = ListOutput(
+        connection_id=connection.id, server=server_out(snap), tools=list(snap.tools), **lists
+    )
+    shown = {"tools": list(snap.tools), **{k: v for k, v in lists.items() if v is not None}}
+    text = json.dumps(shown, ensure_ascii=False, indent=1, sort_keys=True)
     return ToolOutput(out, text, connection.spec.secret_values())
 
 
@@ -304,8 +320,9 @@ TOOLS: tuple[ToolDef, ...] = (
     ),
     ToolDef(
         "probe_list",
-        "List a connected server's tools",
-        "The connected server's tool definitions exactly as it sent them (raw JSON).",
+        "List a connected server's tools, resources and prompts",
+        "The connected server's tool definitions, and its resources, resource templates and "
+        "prompts when it advertises them, exactly as it sent them (raw JSON).",
         ConnectionInput,
         ListOutput,
         _READ_ONLY,

@@ -191,6 +191,15 @@ class ListOutput(WireModel):
     connection_id: str
     server: ServerOut
     tools: list[Any] = Field(description="raw tool definitions exactly as the target sent them")
+    resources: list[Any] | None = Field(
+        default=None, description="raw resources/list entries (every page); null: not advertised"
+    )
+    resource_templates: list[Any] | None = Field(
+        default=None, description="raw resources/templates/list entries; null: not listed"
+    )
+    prompts: list[Any] | None = Field(
+        default=None, description="raw prompts/list entries (every page); null: not advertised"
+    )
 
 
 class DisconnectOutput(WireModel):

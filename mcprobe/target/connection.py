@@ -1,7 +1,8 @@
 """Open one target and speak raw JSON-RPC to it: ``open_target(spec)``.
 
 Connect sequence (all bounded by the connect timeout): start the transport; raw ``initialize``
-offering ``LATEST_HANDSHAKE_VERSION`` with no client capabilities; ``notifications/initialized``;
+offering ``LATEST_HANDSHAKE_VERSION`` with the declared client capabilities;
+``notifications/initialized``;
 every ``tools/list`` page raw (``nextCursor`` followed, page cap, repeated-cursor detection); and
 the ``prompts/list`` / ``resources/list`` counts when those capabilities are advertised. The
 snapshot is built from the raw dicts, so one malformed tool never hides the others.
@@ -27,10 +28,17 @@ import anyio.abc
 import httpx2
 import mcp_types as types
 from mcp.shared.message import SessionMessage
-from mcp_types import INVALID_REQUEST
-from mcp_types.version import LATEST_HANDSHAKE_VERSION
+from mcp_types import (
+    CLIENT_CAPABILITIES_META_KEY,
+    CLIENT_INFO_META_KEY,
+    INVALID_REQUEST,
+    PROTOCOL_VERSION_META_KEY,
+    SERVER_INFO_META_KEY,
+)
+from mcp_types.version import LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION
 from pydantic import ValidationError
 
+from mcprobe.core.client_capabilities import wire_capabilities
 from mcprobe.core.errors import ConnectFailed
 from mcprobe.core.model import (
     JSON,
@@ -74,6 +82,12 @@ per-call timeout, but the call never waits longer than this many per-call timeou
 _STDERR_QUOTE = 600
 
 Phase = Literal["start", "initialize", "listing"]
+Era = Literal["handshake", "modern"]
+Protocol = Literal["auto", "handshake", "modern"]
+
+
+class _InitializeRefused(ConnectFailed):
+    """initialize got a JSON-RPC error: with ``protocol="auto"``, worth trying 2026-07-28."""
 
 
 class _NotStreamable(ConnectFailed):
@@ -97,6 +111,8 @@ class _Attempt:
     process: StdioProcess | None = None
     http: HttpLog = field(default_factory=HttpLog)
     started: subprocess.Popen[bytes] | None = None
+    offer: str = LATEST_HANDSHAKE_VERSION  # the protocolVersion initialize offers
+    era: Era = "handshake"
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -117,8 +133,8 @@ class _Attempt:
             tail = "…" + tail[-_STDERR_QUOTE:]
         return f"; stderr: {tail}"
 
-    def fail(self, message: str, *, fallback: bool = False) -> ConnectFailed:
-        cls = _NotStreamable if fallback else ConnectFailed
+    def fail(self, message: str, *, fallback: bool = False, refused: bool = False) -> ConnectFailed:
+        cls = _NotStreamable if fallback else _InitializeRefused if refused else ConnectFailed
         tail = self.process.stderr_tail() if self.process is not None else ""
         return cls(scrub(message, self.secrets), stderr_tail=tail)
 
@@ -199,6 +215,7 @@ class TargetConnection:
     ) -> None:
         self.spec = spec
         self.transport = transport
+        self.era: Era = "modern" if session.envelope is not None else "handshake"
         self._session = session
         self._snapshot = snapshot
         self._process = process
@@ -285,10 +302,67 @@ class TargetConnection:
             return tuple(tools) if tools is not None else None
         return None
 
+    def served_requests(self) -> dict[str, int]:
+        """Requests of declared client capabilities the target made, answered (method: count)."""
+        return dict(self._session.served)
+
     def _lost(self) -> str:
         if self._process is not None and self._process.returncode is not None:
             return f"target exited with code {self._process.returncode}"
         return "connection closed"
+
+    async def request(self, method: str, params: JSON, *, timeout: float | None = None) -> RawCall:
+        """Send any raw request (resources, prompts, protocol probes) and report what happened
+        as a ``RawCall``; like ``call_tool``, never raises for anything the target does."""
+        limit = self.spec.call_timeout if timeout is None else timeout
+        if self._deadline is not None:
+            remaining = self._deadline - anyio.current_time()
+            if remaining <= 0:
+                return RawCall(RawKind.NOT_RUN, detail="the audit deadline was reached")
+            limit = min(limit, remaining)
+        if not self.alive:
+            return RawCall(RawKind.NOT_RUN, detail=f"not sent: {self._lost()}")
+        started = anyio.current_time()
+        try:
+            result = await self._session.request(method, params, seconds=limit)
+        except RequestFailed as failure:
+            latency = (anyio.current_time() - started) * 1000
+            if failure.kind == "lost" and self._process is not None:
+                await self._process.wait_exit(0.3)
+            return self._failed_call(failure, latency)
+        except Exception as exc:  # a transport fault the SDK let through: the session is gone
+            latency = (anyio.current_time() - started) * 1000
+            detail = scrub(f"{type(exc).__name__}: {exc}", self.spec.secret_values())
+            return RawCall(RawKind.TRANSPORT_LOST, latency_ms=latency, detail=detail)
+        latency = (anyio.current_time() - started) * 1000
+        return RawCall(RawKind.RESULT, latency_ms=latency, result=result)
+
+    async def list_all(
+        self, method: str, key: str, *, page_cap: int = DEFAULT_PAGE_CAP
+    ) -> tuple[list[JSON] | None, tuple[Finding, ...]]:
+        """Every page of a paginated list with the same caps and cursor checks as tools/list:
+        the raw items (None when the first page failed) and the findings about the paging."""
+        findings: list[Finding] = []
+        budget = self.spec.call_timeout * 3  # the whole listing; one page is usually instant
+        if self._deadline is not None:
+            budget = min(budget, max(0.0, self._deadline - anyio.current_time()))
+        items: list[JSON] | None = None
+        with anyio.move_on_after(budget) as scope:
+            try:
+                items = await _list_all(self._session, method, key, page_cap, findings)
+            except RequestFailed:
+                return None, tuple(findings)
+        if scope.cancelled_caught:
+            findings.append(
+                _finding(
+                    "server.invalid_list_page",
+                    Severity.ERROR,
+                    f"{method} did not finish within {budget:.1f} s",
+                    f"answer every {method} page promptly",
+                )
+            )
+            return None, tuple(findings)
+        return items, tuple(findings)
 
     async def call_tool(  # the Target protocol names the per-call limit `timeout`
         self,
@@ -458,11 +532,60 @@ async def _list_all(
         cursor = next_cursor
 
 
+async def _discover(session: RawSession, attempt: _Attempt) -> tuple[dict[str, Any], list[Finding]]:
+    """The 2026-07-28 opening: ``server/discover`` under the per-request ``_meta`` envelope
+    (protocol version, client info, no client capabilities: a modern server answers what it
+    needs with an error instead of asking), which then goes on every request. Returns the
+    result reshaped like an initialize result (capabilities, instructions, serverInfo from the
+    ``_meta`` stamp), and the findings about its shape."""
+    attempt.phase = "initialize"
+    envelope = {
+        PROTOCOL_VERSION_META_KEY: LATEST_MODERN_VERSION,
+        CLIENT_INFO_META_KEY: {"name": "mcprobe", "version": __version__},
+        CLIENT_CAPABILITIES_META_KEY: {},
+    }
+    try:
+        result = await session.request(
+            "server/discover", {"_meta": envelope}, cancel_on_abandon=False
+        )
+    except RequestFailed as failure:
+        raise await _initialize_failed(attempt, failure) from None
+    session.envelope = envelope
+    session.protocol_version = LATEST_MODERN_VERSION
+    findings: list[Finding] = []
+    try:
+        types.DiscoverResult.model_validate(result)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'/'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()[:3]
+        )
+        findings.append(
+            _finding(
+                "server.invalid_discover",
+                Severity.ERROR,
+                f"the server/discover result does not match the 2026-07-28 schema ({problems})",
+                "return supportedVersions, capabilities, ttlMs, cacheScope and resultType",
+            )
+        )
+    meta = result.get("_meta")
+    info = meta.get(SERVER_INFO_META_KEY) if isinstance(meta, dict) else None
+    shaped: dict[str, Any] = {
+        "protocolVersion": LATEST_MODERN_VERSION,
+        "capabilities": result.get("capabilities"),
+        "serverInfo": info if isinstance(info, dict) else {},
+        "instructions": result.get("instructions"),
+    }
+    return shaped, findings
+
+
 async def _handshake(session: RawSession, attempt: _Attempt, page_cap: int) -> ServerSnapshot:
+    if attempt.era == "modern":
+        shaped, discover_findings = await _discover(session, attempt)
+        return await _listing(session, attempt, page_cap, shaped, discover_findings)
     attempt.phase = "initialize"
     params = {
-        "protocolVersion": LATEST_HANDSHAKE_VERSION,
-        "capabilities": {},
+        "protocolVersion": attempt.offer,
+        "capabilities": wire_capabilities(attempt.spec.client_capabilities),
         "clientInfo": {"name": "mcprobe", "version": __version__},
     }
     try:
@@ -488,7 +611,17 @@ async def _handshake(session: RawSession, attempt: _Attempt, page_cap: int) -> S
     session.protocol_version = protocol_version
     findings.extend(_version_findings(protocol_version))
     await session.notify("notifications/initialized", None)
+    return await _listing(session, attempt, page_cap, init, findings)
 
+
+async def _listing(
+    session: RawSession,
+    attempt: _Attempt,
+    page_cap: int,
+    init: dict[str, Any],
+    findings: list[Finding],
+) -> ServerSnapshot:
+    protocol_version = _text(init.get("protocolVersion"))
     attempt.phase = "listing"
     raw_caps = init.get("capabilities")
     capabilities: dict[str, Any] = raw_caps if isinstance(raw_caps, dict) else {}
@@ -526,6 +659,7 @@ async def _handshake(session: RawSession, attempt: _Attempt, page_cap: int) -> S
         prompts_count=len(prompts) if prompts is not None else None,
         server_info=server_info,
         listing_findings=tuple(findings),
+        era=attempt.era,
     )
 
 
@@ -569,9 +703,11 @@ async def _initialize_failed(attempt: _Attempt, failure: RequestFailed) -> Conne
     if failure.kind == "lost" and failure.detail == "connection closed":
         return await _lost_while(attempt, "answering initialize", failure)
     if failure.kind == "error":
+        method = "server/discover" if attempt.era == "modern" else "initialize"
         return attempt.fail(
-            f"initialize was rejected with JSON-RPC error {failure.code}: {failure.message}"
-            f"{attempt.stderr_quote()}"
+            f"{method} was rejected with JSON-RPC error {failure.code}: {failure.message}"
+            f"{attempt.stderr_quote()}",
+            refused=attempt.era == "handshake",
         )
     return attempt.fail(f"initialize failed: {failure.detail}{attempt.stderr_quote()}")
 
@@ -650,7 +786,12 @@ async def _own_connection(
         with scope:
             async with (
                 _wire(attempt, max_bytes) as (read, write),
-                open_raw_session(read, write, secrets=attempt.secrets) as session,
+                open_raw_session(
+                    read,
+                    write,
+                    secrets=attempt.secrets,
+                    declared=attempt.spec.client_capabilities,
+                ) as session,
             ):
                 if attempt.kind != "stdio":
                     session.send_version_header = True
@@ -764,6 +905,8 @@ async def open_target(
     max_response_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     page_cap: int = DEFAULT_PAGE_CAP,
     started: subprocess.Popen[bytes] | None = None,
+    offer_version: str = LATEST_HANDSHAKE_VERSION,
+    protocol: Protocol | None = None,
 ) -> AsyncIterator[TargetConnection]:
     """Connect to ``spec`` and yield a live ``TargetConnection``; close it (killing a stdio
     target's whole process group) on exit.
@@ -771,7 +914,12 @@ async def open_target(
     ``started`` is a stdio target already started from ``spec`` by
     ``transports.stdio.spawn_target`` (the CLI starts it before its heavy imports, so the
     target boots meanwhile); it is adopted instead of starting another, and owned from here on:
-    it is gone when this returns or raises, whatever happened.
+    it is gone when this returns or raises, whatever happened. ``offer_version`` is the
+    ``protocolVersion`` initialize offers (the version-negotiation check offers one no server
+    knows). ``protocol`` (default: ``spec.protocol``) picks the era: ``handshake``
+    (initialize), ``modern`` (2026-07-28: server/discover and the per-request ``_meta``
+    envelope), or ``auto``: the handshake, and the modern era when initialize is refused with a
+    JSON-RPC error.
 
     ``deadline`` is an absolute ``anyio.current_time()`` instant for the whole audit: it shortens
     the connect timeout, clips every call's timeout, and calls after it return ``notRun``.
@@ -795,6 +943,8 @@ async def open_target(
                 started,
                 page_cap=page_cap,
                 max_response_bytes=max_response_bytes,
+                offer_version=offer_version,
+                protocol=spec.protocol if protocol is None else protocol,
             )
             yield connection
     finally:
@@ -813,9 +963,23 @@ async def _connect(
     *,
     page_cap: int,
     max_response_bytes: int,
+    offer_version: str = LATEST_HANDSHAKE_VERSION,
+    protocol: Protocol = "auto",
 ) -> TargetConnection:
-    for index, kind in enumerate(kinds):
-        attempt = _Attempt(spec, kind, budget, started=started if kind == "stdio" else None)
+    eras: list[Era] = ["modern"] if protocol == "modern" else ["handshake"]
+    if protocol == "auto":
+        eras.append("modern")
+    attempts = [(kind, era) for kind in kinds for era in eras]
+    refused: ConnectFailed | None = None  # the handshake's refusal, if the modern try fails too
+    for index, (kind, era) in enumerate(attempts):
+        attempt = _Attempt(
+            spec,
+            kind,
+            budget,
+            started=started if kind == "stdio" and index == 0 else None,
+            offer=offer_version,
+            era=era,
+        )
         try:
             return await stack.enter_async_context(
                 _open_once(
@@ -827,7 +991,15 @@ async def _connect(
                 )
             )
         except ConnectFailed as failure:
-            if index + 1 < len(kinds) and isinstance(failure, _NotStreamable):
+            later = attempts[index + 1 :]
+            if isinstance(failure, _NotStreamable) and any(k != kind for k, _ in later):
+                skip = next(i for i, (k, _) in enumerate(later) if k != kind)
+                del attempts[index + 1 : index + 1 + skip]  # the next transport kind
                 continue
+            if isinstance(failure, _InitializeRefused) and later and later[0] == (kind, "modern"):
+                refused = failure
+                continue  # the same transport, in 2026-07-28
+            if refused is not None and era == "modern":
+                raise refused from None
             raise
     raise AssertionError("unreachable: the last attempt returns or raises")

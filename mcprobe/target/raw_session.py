@@ -2,10 +2,10 @@
 
 ``RawSession`` drives the SDK's ``JSONRPCDispatcher`` directly: every request we audit goes through
 ``send_raw_request``, so the JSON the target sent comes back untouched (unknown fields, schema
-violations and all). It answers the target's own requests (``ping`` yes; sampling, elicitation,
-roots and anything else no, with a JSON-RPC error, because mcprobe declares no client
-capabilities), and turns the wire events a transport reports (garbage lines, invalid or oversize
-replies) into session findings.
+violations and all). It answers the target's own requests (``ping`` yes; roots, elicitation and
+sampling as ``core.client_capabilities`` says when mcprobe declared that capability; anything
+else no, with a JSON-RPC error), and turns the wire events a transport reports (garbage lines,
+invalid or oversize replies) into session findings.
 
 Why not ``ClientSession(dispatcher=...)``: mcprobe never uses the typed layer, and the session's
 request handler answers unknown or invalid server requests before we can see them. Running the
@@ -38,6 +38,7 @@ from mcp_types import (
     RequestId,
 )
 
+from mcprobe.core.client_capabilities import SAMPLING_ERROR, answer_for, capability_of
 from mcprobe.core.json_depth import MAX_JSON_DEPTH, format_path, too_deep
 from mcprobe.core.model import Finding, Location, Severity
 from mcprobe.core.target_spec import scrub
@@ -84,6 +85,13 @@ class RequestFailed(Exception):
         self.data = data
 
 
+def _stamped(params: Mapping[str, Any] | None, envelope: Mapping[str, Any]) -> dict[str, Any]:
+    stamped = dict(params or {})
+    meta = stamped.get("_meta")
+    stamped["_meta"] = {**envelope, **meta} if isinstance(meta, Mapping) else dict(envelope)
+    return stamped
+
+
 @dataclass
 class _Count:
     count: int = 0
@@ -126,9 +134,17 @@ def _timeout_detail(
 class RawSession:
     """One JSON-RPC conversation with a target. Build it with ``open_raw_session``."""
 
-    def __init__(self, dispatcher: JSONRPCDispatcher[Any], *, secrets: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        dispatcher: JSONRPCDispatcher[Any],
+        *,
+        secrets: tuple[str, ...],
+        declared: tuple[str, ...] = (),
+    ) -> None:
         self._dispatcher = dispatcher
         self._secrets = secrets
+        self._declared = declared
+        self.served: dict[str, int] = {}  # requests of declared capabilities, answered
         self._next_id = 0
         self._anomalies: dict[RequestId, RequestFailed] = {}
         self._noise = _Count()
@@ -147,6 +163,9 @@ class RawSession:
         self.stream_closed = False
         self.protocol_version: str | None = None
         self.send_version_header = False
+        # 2026-07-28 (modern era): the per-request `_meta` envelope stamped on every request;
+        # keys a caller already put in `params._meta` win (the unsupported-version check).
+        self.envelope: dict[str, Any] | None = None
         # Post-hoc size cap, for transports that cannot check sizes while reading.
         self.max_result_bytes: int | None = None
 
@@ -174,13 +193,17 @@ class RawSession:
         opts: CallOptions = {"request_id": rid, "cancel_on_abandon": cancel_on_abandon}
         if self.send_version_header and self.protocol_version:
             opts["headers"] = {"mcp-protocol-version": self.protocol_version}
+        if self.envelope is not None:
+            params = _stamped(params, self.envelope)
         result: dict[str, Any] | None = None
         self._waiting.add(rid)
         started = anyio.current_time()
         scope = anyio.CancelScope(deadline=started + (math.inf if seconds is None else seconds))
         waiting: _Waiting | None = None
         if progress_ceiling is not None and seconds is not None:
-            params = {**(params or {}), "_meta": {"progressToken": rid}}
+            meta = (params or {}).get("_meta")
+            meta = dict(meta) if isinstance(meta, Mapping) else {}  # keep a 2026-07-28 envelope
+            params = {**(params or {}), "_meta": {**meta, "progressToken": rid}}
             waiting = _Waiting(scope, seconds, started + max(seconds, progress_ceiling))
             self._progress[rid] = waiting
         try:
@@ -262,12 +285,19 @@ class RawSession:
     ) -> dict[str, Any]:
         if method == "ping":
             return {}
+        capability = capability_of(method)
+        if capability is not None and capability in self._declared:
+            self.served[method] = self.served.get(method, 0) + 1
+            answer = answer_for(method)
+            if answer is None:
+                raise MCPError(code=SAMPLING_ERROR[0], message=SAMPLING_ERROR[1])
+            return answer
         key = method[:100]
         if key in self._unexpected or len(self._unexpected) < 20:
             self._unexpected[key] = self._unexpected.get(key, 0) + 1
         raise MCPError(
             code=METHOD_NOT_FOUND,
-            message=f"mcprobe declares no client capabilities; {key!r} is not supported",
+            message=f"mcprobe did not declare a client capability for {key!r}",
         )
 
     async def _on_notify(
@@ -368,8 +398,8 @@ class RawSession:
                 Finding(
                     "server.unexpected_request",
                     Severity.WARNING,
-                    f"the target sent {count} {method!r} request(s) although the client declared "
-                    "no capabilities; declined with a JSON-RPC error",
+                    f"the target sent {count} {method!r} request(s) although the client did not "
+                    "declare the capability it needs; declined with a JSON-RPC error",
                     Location(),
                     "only send sampling, elicitation or roots requests to clients that declare "
                     "the capability in initialize",
@@ -479,11 +509,13 @@ async def open_raw_session(
     write_stream: WriteStream[SessionMessage],
     *,
     secrets: tuple[str, ...],
+    declared: tuple[str, ...] = (),
 ) -> AsyncIterator[RawSession]:
-    """Run a dispatcher over a transport's streams for the duration of the context."""
+    """Run a dispatcher over a transport's streams for the duration of the context;
+    ``declared`` are the client capabilities mcprobe declared (their requests are answered)."""
     sink, dispatcher_read = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     dispatcher: JSONRPCDispatcher[Any] = JSONRPCDispatcher(dispatcher_read, write_stream)
-    session = RawSession(dispatcher, secrets=secrets)
+    session = RawSession(dispatcher, secrets=secrets, declared=declared)
     dispatcher.on_stream_exception = session._on_stream_exception
     async with anyio.create_task_group() as tg:
         tg.start_soon(_forward, read_stream, sink, session)

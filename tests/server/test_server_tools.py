@@ -89,6 +89,13 @@ async def test_connect_lint_list_fuzz_report_disconnect_on_the_demo_target() -> 
             error, text, listed = await call(client, "probe_list", {})
             assert not error and listed["tools"][5]["inputSchema"] == {}
             assert [t["name"] for t in listed["tools"]].count("reset_database") == 2
+            # The demo advertises resources and prompts: probe_list lists them raw too.
+            assert [r["uri"] for r in listed["resources"]] == [
+                "demo://docs/readme",
+                "demo://docs/logo",
+            ]
+            assert listed["resourceTemplates"][0]["uriTemplate"] == "demo://docs/page-{page}"
+            assert [p["name"] for p in listed["prompts"]] == ["summarise"]
 
             error, text, lint = await call(client, "probe_lint", {"connectionId": "c1"})
             assert not error

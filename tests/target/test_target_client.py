@@ -430,13 +430,22 @@ async def test_an_oversize_reply_is_dropped_with_a_note_and_the_session_survives
     assert codes == ["server.oversize_message"]
 
 
-async def test_a_request_from_the_target_is_declined_and_recorded() -> None:
+async def test_a_request_for_an_undeclared_capability_is_declined_and_recorded() -> None:
     with anyio.fail_after(10):
-        async with open_target(raw_spec("elicit_first")) as target:
+        async with open_target(raw_spec("elicit_first", client_capabilities=())) as target:
             findings = target.session_findings()
             assert target.alive
     assert [f.code for f in findings] == ["server.unexpected_request"]
     assert "elicitation/create" in findings[0].message
+
+
+async def test_a_request_for_a_declared_capability_is_answered_and_counted_not_a_finding() -> None:
+    with anyio.fail_after(10):
+        async with open_target(raw_spec("elicit_first")) as target:
+            findings = target.session_findings()
+            served = target.served_requests()
+    assert findings == ()
+    assert served == {"elicitation/create": 1}
 
 
 async def test_a_stderr_flood_does_not_block_and_only_a_bounded_tail_is_kept() -> None:

@@ -1,0 +1,119 @@
+"""The Streamable HTTP transport checks, sent to the URL the user named when it is a loopback
+address (``target.http_probe.is_loopback_url``), on a session of their own.
+
+Order: an ordinary initialize (its Content-Type; its session id, if the server issues one),
+initialize with a foreign Origin and with a foreign Host (any session they open is ended
+again), a request with an unsupported MCP-Protocol-Version, one with a session id never issued,
+GET for the server stream, and last DELETE of the session followed by a request with its id.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcprobe.core.checks import CheckResult, Verdict, check_result
+from mcprobe.core.http_checks import (
+    FOREIGN_HOST,
+    FOREIGN_ORIGIN,
+    judge_content_type,
+    judge_foreign,
+    judge_get_stream,
+    judge_protocol_version_header,
+    judge_session_delete,
+    judge_session_unknown,
+)
+from mcprobe.core.target_spec import TargetSpec
+from mcprobe.core.version import __version__
+from mcprobe.target.http_probe import HttpExchange, is_loopback_url, open_exchange
+
+__all__ = ["run_http_probes"]
+
+VERSION = "2025-11-25"
+UNKNOWN_SESSION = "mcprobe-unknown-session-0"
+_TIMEOUT = 10.0
+
+
+def _initialize(rid: int) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": rid,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "mcprobe", "version": __version__},
+        },
+    }
+
+
+_LIST = {"jsonrpc": "2.0", "id": 9, "method": "tools/list", "params": {}}
+
+
+async def _foreign(http: HttpExchange, check: str, header: str, value: str) -> CheckResult:
+    answer, session, _ = await http.send(
+        "POST",
+        body=_initialize(2),
+        headers={header: value},
+        label=f"POST initialize, {header}: {value}",
+    )
+    if session:  # a server that let it in opened a session: end it again
+        await http.send("DELETE", headers={"Mcp-Session-Id": session}, label="DELETE")
+    return judge_foreign(check, answer)
+
+
+def _not_applicable(check: str, why: str) -> CheckResult:
+    return check_result(check, Verdict.NOT_APPLICABLE, why)
+
+
+async def run_http_probes(spec: TargetSpec, timeout: float | None) -> list[CheckResult]:
+    """The HTTP checks, or [] when the target is not a Streamable HTTP URL on loopback."""
+    if spec.transport != "http" or not is_loopback_url(spec.url):
+        return []
+    checks: list[CheckResult] = []
+    async with open_exchange(spec, min(timeout or _TIMEOUT, _TIMEOUT)) as http:
+        first, session, _ = await http.send("POST", body=_initialize(1), label="POST initialize")
+        checks.append(judge_content_type(first))
+        versioned = {"MCP-Protocol-Version": VERSION}
+        with_session = {**versioned, **({"Mcp-Session-Id": session} if session else {})}
+        if session:
+            await http.send(
+                "POST",
+                body={"jsonrpc": "2.0", "method": "notifications/initialized"},
+                headers=with_session,
+                label="POST notifications/initialized",
+            )
+        checks.append(await _foreign(http, "http.origin", "Origin", FOREIGN_ORIGIN))
+        checks.append(await _foreign(http, "http.host", "Host", FOREIGN_HOST))
+        answer, _, _ = await http.send(
+            "POST",
+            body=_LIST,
+            headers={**with_session, "MCP-Protocol-Version": "1999-01-01"},
+            label="POST tools/list, MCP-Protocol-Version: 1999-01-01",
+        )
+        checks.append(judge_protocol_version_header(answer))
+        answer, _, _ = await http.send(
+            "GET",
+            headers={**with_session, "Accept": "text/event-stream"},
+            label="GET, Accept: text/event-stream",
+        )
+        checks.append(judge_get_stream(answer))
+        if not session:
+            why = "the server issues no Mcp-Session-Id (stateless)"
+            checks.append(_not_applicable("http.session_unknown", why))
+            checks.append(_not_applicable("http.session_delete", why))
+            return checks
+        answer, _, _ = await http.send(
+            "POST",
+            body=_LIST,
+            headers={**versioned, "Mcp-Session-Id": UNKNOWN_SESSION},
+            label=f"POST tools/list, Mcp-Session-Id: {UNKNOWN_SESSION}",
+        )
+        checks.append(judge_session_unknown(answer))
+        delete, _, _ = await http.send("DELETE", headers=with_session, label="DELETE the session")
+        after = None
+        if delete.status is not None and 200 <= delete.status < 300:
+            after, _, _ = await http.send(
+                "POST", body=_LIST, headers=with_session, label="POST tools/list after DELETE"
+            )
+        checks.append(judge_session_delete(delete, after))
+    return checks

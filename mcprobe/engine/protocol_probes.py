@@ -1,0 +1,352 @@
+"""Send the resource, prompt and protocol checks to an open target (the I/O half).
+
+Every request here is read-only by the spec (listing, reading, fetching a prompt, ping, an
+unknown method, a bad cursor, setting the log level, asking for completions), so the checks run
+by default, without the consent that calling tools needs. Each is bounded: at most
+``MAX_READS`` resource reads, ``MAX_TEMPLATES`` template reads and ``MAX_PROMPTS`` prompts, each
+request within the per-call timeout and the audit deadline, and every answer is size-capped by
+the transport. What each answer means is decided by the pure judges in ``core.resources``,
+``core.prompts`` and ``core.protocol``; this module only chooses what to send and in what order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp_types import PROTOCOL_VERSION_META_KEY
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+from mcprobe.core.answers import describe, request_text
+from mcprobe.core.checks import CheckResult, SurfaceRun, Verdict, check_result
+from mcprobe.core.errors import ConnectFailed
+from mcprobe.core.model import JSON, Finding, RawCall, RawKind
+from mcprobe.core.prompts import (
+    ARGUMENT_VALUE,
+    PromptRef,
+    absent_prompt_name,
+    judge_get,
+    judge_missing_argument,
+    judge_unknown_name,
+    lint_prompts,
+    prompt_refs,
+)
+from mcprobe.core.protocol import (
+    INVALID_CURSOR,
+    UNKNOWN_METHOD,
+    UNKNOWN_VERSION,
+    judge_completion,
+    judge_discover,
+    judge_invalid_cursor,
+    judge_logging,
+    judge_ping,
+    judge_result_type,
+    judge_unknown_method,
+    judge_unsupported_version,
+    judge_version_negotiation,
+)
+from mcprobe.core.resources import (
+    absent_uri,
+    expand_template,
+    judge_not_found,
+    judge_read,
+    judge_subscribe,
+    judge_template_read,
+    lint_resources,
+    readable_resources,
+    template_variables,
+)
+from mcprobe.core.target_protocol import RequestTarget
+from mcprobe.core.target_spec import TargetSpec
+from mcprobe.engine.http_probes import run_http_probes
+from mcprobe.target.connection import open_target
+
+__all__ = [
+    "MAX_PROMPTS",
+    "MAX_READS",
+    "MAX_TEMPLATES",
+    "modern_checks",
+    "probe_modern_era",
+    "probe_version_negotiation",
+    "run_surface_probes",
+    "second_connection_checks",
+]
+
+MAX_READS = 10
+MAX_TEMPLATES = 5
+MAX_PROMPTS = 10
+TEMPLATE_VALUE = "1"
+"""The value a template variable gets when completion offers none: short, unreserved, and the
+most common shape of an id."""
+
+
+class _Probe:
+    def __init__(self, target: RequestTarget, timeout: float | None) -> None:
+        self.target = target
+        self.timeout = timeout
+        self.checks: list[CheckResult] = []
+        self.findings: list[Finding] = []
+
+    async def send(self, method: str, params: JSON) -> tuple[RawCall, str]:
+        raw = await self.target.request(method, params, timeout=self.timeout)
+        return raw, request_text(method, params)
+
+    async def listing(self, method: str, key: str, check: str) -> list[JSON] | None:
+        items, findings = await self.target.list_all(method, key)
+        self.findings.extend(findings)
+        if items is not None:
+            self.checks.append(
+                check_result(check, Verdict.PASS, f"{len(items)} listed", request=method)
+            )
+            return items
+        raw, sent = await self.send(method, {})
+        listing_failed = raw.kind is RawKind.JSONRPC_ERROR and raw.error_code == -32601
+        verdict = Verdict.INCONCLUSIVE if raw.kind is RawKind.NOT_RUN else Verdict.FAIL
+        message = (
+            f"{method} is not implemented (-32601)"
+            if listing_failed
+            else f"{method} did not return a list"
+        )
+        self.checks.append(
+            check_result(check, verdict, message, request=sent, observed=describe(raw))
+        )
+        return None
+
+
+async def run_surface_probes(
+    target: RequestTarget, *, timeout: float | None = None, era: str = "handshake"
+) -> SurfaceRun:
+    """List, lint and probe the target's resources and prompts, then the protocol checks of
+    the era the connection speaks (``modern``: 2026-07-28, where ``ping`` and
+    ``logging/setLevel`` no longer exist and the modern checks run instead)."""
+    probe = _Probe(target, timeout)
+    caps = target.snapshot.capabilities if isinstance(target.snapshot.capabilities, dict) else {}
+    resources = templates = prompts = None
+    if "resources" in caps:
+        resources, templates = await _resources(probe, caps)
+    if "prompts" in caps:
+        prompts = await _prompts(probe)
+    await _protocol(probe, caps, templates or [], prompts or [], era)
+    return SurfaceRun(
+        checks=tuple(probe.checks),
+        findings=tuple(probe.findings),
+        resources=len(resources) if resources is not None else None,
+        templates=len(templates) if templates is not None else None,
+        prompts=len(prompts) if prompts is not None else None,
+    )
+
+
+# --------------------------------------------------------------------------- resources
+
+
+async def _resources(
+    probe: _Probe, caps: dict[str, Any]
+) -> tuple[list[JSON] | None, list[JSON] | None]:
+    resources = await probe.listing("resources/list", "resources", "resources.list")
+    templates = await probe.listing(
+        "resources/templates/list", "resourceTemplates", "resources.templates_list"
+    )
+    probe.findings.extend(lint_resources(resources or [], templates or []))
+    refs = readable_resources(resources or [], MAX_READS)
+    for ref in refs:
+        raw, sent = await probe.send("resources/read", {"uri": ref.uri})
+        probe.checks.extend(judge_read(ref, raw, sent))
+    template_strings = [
+        t["uriTemplate"]
+        for t in templates or []
+        if isinstance(t, dict) and isinstance(t.get("uriTemplate"), str)
+    ]
+    for template in template_strings[:MAX_TEMPLATES]:
+        await _template_read(probe, caps, template)
+    uri = absent_uri([r.uri for r in readable_resources(resources or [], 10_000)], template_strings)
+    if uri is None:
+        probe.checks.append(
+            check_result(
+                "resources.not_found",
+                Verdict.INCONCLUSIVE,
+                "a catch-all resource template matches every URI, so no URI provably names nothing",
+            )
+        )
+    else:
+        raw, sent = await probe.send("resources/read", {"uri": uri})
+        probe.checks.extend(judge_not_found(uri, raw, sent))
+    resource_caps = caps.get("resources")
+    if isinstance(resource_caps, dict) and resource_caps.get("subscribe") is True and refs:
+        raw, sent = await probe.send("resources/subscribe", {"uri": refs[0].uri})
+        probe.checks.append(judge_subscribe(refs[0].uri, raw, sent))
+        if raw.kind is RawKind.RESULT:
+            await probe.send("resources/unsubscribe", {"uri": refs[0].uri})
+    return resources, templates
+
+
+async def _template_read(probe: _Probe, caps: dict[str, Any], template: str) -> None:
+    values: dict[str, str] = {}
+    provenance = f"placeholder value {TEMPLATE_VALUE!r}"
+    completed: list[str] = []
+    for name in template_variables(template):
+        value = None
+        if "completions" in caps:
+            value = await _complete_value(
+                probe, {"type": "ref/resource", "uri": template}, name, values
+            )
+        if value is not None:
+            completed.append(name)
+        values[name] = value if value is not None else TEMPLATE_VALUE
+    if completed:
+        provenance = "values offered by completion/complete"
+    uri = expand_template(template, values)
+    if uri is None:
+        return  # an invalid template is a lint finding already
+    raw, sent = await probe.send("resources/read", {"uri": uri})
+    probe.checks.append(judge_template_read(template, uri, provenance, raw, sent))
+
+
+async def _complete_value(
+    probe: _Probe, ref: dict[str, str], argument: str, context: dict[str, str]
+) -> str | None:
+    params: dict[str, Any] = {"ref": ref, "argument": {"name": argument, "value": ""}}
+    if context:
+        params["context"] = {"arguments": dict(context)}
+    raw, sent = await probe.send("completion/complete", params)
+    subject = f"{ref.get('uri') or ref.get('name')} › {argument}"
+    probe.checks.append(judge_completion(raw, sent, subject))
+    if raw.kind is RawKind.RESULT and isinstance(raw.result, dict):
+        completion = raw.result.get("completion")
+        values = completion.get("values") if isinstance(completion, dict) else None
+        if isinstance(values, list) and values and isinstance(values[0], str):
+            return values[0]
+    return None
+
+
+# --------------------------------------------------------------------------- prompts
+
+
+async def _prompts(probe: _Probe) -> list[JSON] | None:
+    prompts = await probe.listing("prompts/list", "prompts", "prompts.list")
+    probe.findings.extend(lint_prompts(prompts or []))
+    refs = prompt_refs(prompts or [], MAX_PROMPTS)
+    for ref in refs:
+        await _prompt(probe, ref)
+    name = absent_prompt_name([r.name for r in prompt_refs(prompts or [], 10_000)])
+    raw, sent = await probe.send("prompts/get", {"name": name, "arguments": {}})
+    probe.checks.append(judge_unknown_name(name, raw, sent))
+    return prompts
+
+
+async def _prompt(probe: _Probe, ref: PromptRef) -> None:
+    arguments = {name: ARGUMENT_VALUE for name in ref.required}
+    raw, sent = await probe.send("prompts/get", {"name": ref.name, "arguments": arguments})
+    probe.checks.append(judge_get(ref, raw, sent))
+    if ref.required:
+        missing = ref.required[0]
+        partial = {k: v for k, v in arguments.items() if k != missing}
+        raw, sent = await probe.send("prompts/get", {"name": ref.name, "arguments": partial})
+        probe.checks.append(judge_missing_argument(ref, missing, raw, sent))
+
+
+# --------------------------------------------------------------------------- protocol
+
+
+async def _protocol(
+    probe: _Probe, caps: dict[str, Any], templates: list[JSON], prompts: list[JSON], era: str
+) -> None:
+    if era == "modern":
+        await modern_checks(probe)
+    else:
+        raw, sent = await probe.send("ping", None)
+        probe.checks.append(judge_ping(raw, sent))
+    raw, sent = await probe.send(UNKNOWN_METHOD, {})
+    probe.checks.append(judge_unknown_method(raw, sent))
+    if "tools" in caps:
+        raw, sent = await probe.send("tools/list", {"cursor": INVALID_CURSOR})
+        probe.checks.append(judge_invalid_cursor(raw, sent))
+    if "logging" in caps and era != "modern":
+        raw, sent = await probe.send("logging/setLevel", {"level": "info"})
+        probe.checks.append(judge_logging(raw, sent))
+    if "completions" in caps and not any(c.check == "protocol.completion" for c in probe.checks):
+        await _completion_of_a_prompt(probe, prompts)
+
+
+async def modern_checks(probe: _Probe) -> None:
+    """The 2026-07-28 checks on a connection that speaks it (its ``_meta`` envelope is stamped
+    on every request by the session)."""
+    raw, sent = await probe.send("server/discover", {})
+    probe.checks.append(judge_discover(raw, sent))
+    raw, sent = await probe.send("tools/list", {})
+    probe.checks.append(judge_result_type(raw, sent))
+    params = {"_meta": {PROTOCOL_VERSION_META_KEY: "2099-01-01"}}
+    raw, sent = await probe.send("tools/list", params)
+    probe.checks.append(judge_unsupported_version(raw, sent))
+
+
+async def probe_modern_era(
+    spec: TargetSpec, deadline: float | None, timeout: float | None
+) -> tuple[bool, list[CheckResult]]:
+    """On a second connection in 2026-07-28: does the server speak it too (a refused
+    server/discover says no: not a failure, the handshake era is enough), and if so, the
+    modern checks."""
+    try:
+        async with open_target(spec, deadline=deadline, protocol="modern") as second:
+            probe = _Probe(second, timeout)
+            await modern_checks(probe)
+            return True, probe.checks
+    except ConnectFailed:
+        return False, []
+
+
+async def _completion_of_a_prompt(probe: _Probe, prompts: list[JSON]) -> None:
+    for ref in prompt_refs(prompts, MAX_PROMPTS):
+        if ref.arguments:
+            await _complete_value(
+                probe, {"type": "ref/prompt", "name": ref.name}, ref.arguments[0], {}
+            )
+            return
+    probe.checks.append(
+        check_result(
+            "protocol.completion",
+            Verdict.NOT_APPLICABLE,
+            "declares completions, but no prompt argument or resource template to complete",
+        )
+    )
+
+
+async def probe_version_negotiation(spec: TargetSpec, deadline: float | None) -> CheckResult:
+    """Open a second connection to the same target offering ``UNKNOWN_VERSION``; the answer is
+    judged by ``judge_version_negotiation``. The second connection lists tools like the first
+    and is closed at once."""
+    request = request_text("initialize", {"protocolVersion": UNKNOWN_VERSION})
+    answered: JSON = None
+    refused = lost = None
+    try:
+        async with open_target(
+            spec, deadline=deadline, offer_version=UNKNOWN_VERSION, protocol="handshake"
+        ) as second:
+            answered = second.snapshot.protocol_version
+    except ConnectFailed as exc:
+        text = str(exc)
+        if text.startswith("initialize was rejected with JSON-RPC error"):
+            refused = text
+        else:
+            lost = text
+    return judge_version_negotiation(
+        answered, HANDSHAKE_PROTOCOL_VERSIONS, request, refused=refused, lost=lost
+    )
+
+
+async def second_connection_checks(
+    spec: TargetSpec, deadline: float | None, timeout: float | None, era: str, protocol: str
+) -> tuple[list[CheckResult], list[str]]:
+    """The checks that need a fresh connection to the same target, and the eras it speaks:
+    on a handshake-era target, version negotiation and (``protocol="auto"``) whether it also
+    speaks 2026-07-28. A modern-era audit reached under ``auto`` only after initialize was
+    refused, so the target speaks that era alone."""
+    eras = [era]
+    checks: list[CheckResult] = []
+    if era == "handshake":
+        checks.append(await probe_version_negotiation(spec, deadline))
+        if protocol == "auto":
+            spoken, modern = await probe_modern_era(spec, deadline, timeout)
+            if spoken:
+                eras.append("modern")
+                checks.extend(modern)
+    checks.extend(await run_http_probes(spec, timeout))
+    return checks, eras

@@ -1,0 +1,129 @@
+"""An MCP server on the SDK's low-level ``Server``, served over stdio in the era(s) chosen on the
+command line:
+
+    python era_server.py modern      # 2026-07-28 only: initialize is refused with -32601
+    python era_server.py dual        # both eras (the SDK's default: the first request decides)
+    python era_server.py handshake   # initialize only: server/discover is -32601
+
+The SDK serves both eras on one stdio connection (``Server.run`` → ``serve_dual_era_loop``); the
+modern-only and handshake-only servers filter the opening request before the SDK sees it, so
+everything else on the wire is the SDK's own 2026-07-28 or 2025-11-25 behaviour.
+Extra words: ``no_result_type`` strips ``resultType`` from every modern result (a defect);
+``accept_any_version`` answers requests whose ``_meta`` names an unknown version (a defect).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp import MCPError
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from mcp_types import JSONRPCError, JSONRPCRequest, JSONRPCResponse
+
+TOOL = types.Tool(
+    name="add",
+    description="Add two integers and return the sum.",
+    input_schema={
+        "type": "object",
+        "properties": {
+            "a": {"type": "integer", "description": "The first addend."},
+            "b": {"type": "integer", "description": "The second addend."},
+        },
+        "required": ["a", "b"],
+        "additionalProperties": False,
+    },
+    annotations=types.ToolAnnotations(read_only_hint=True),
+)
+
+
+async def list_tools(
+    ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+) -> types.ListToolsResult:
+    return types.ListToolsResult(tools=[TOOL])
+
+
+async def call_tool(
+    ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+) -> types.CallToolResult:
+    args = params.arguments or {}
+    if params.name != "add":
+        raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name[:40]}")
+    a, b = args.get("a"), args.get("b")
+    if set(args) != {"a", "b"} or type(a) is not int or type(b) is not int:
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text="a and b must be integers")],
+            is_error=True,
+        )
+    return types.CallToolResult(content=[types.TextContent(type="text", text=str(a + b))])
+
+
+def build_server() -> Server[Any]:
+    return Server(
+        "era-server",
+        version="1.0.0",
+        title="Era test server",
+        instructions="Adds two integers; speaks the protocol era(s) it was started with.",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+def _refusal(request: JSONRPCRequest, what: str) -> SessionMessage:
+    return SessionMessage(
+        JSONRPCError(
+            jsonrpc="2.0",
+            id=request.id,
+            error=types.ErrorData(code=types.METHOD_NOT_FOUND, message=f"{what} not supported"),
+        )
+    )
+
+
+async def main(mode: str, defects: set[str]) -> None:
+    server = build_server()
+    async with stdio_server() as (read, write):
+        to_sdk_send, to_sdk_read = anyio.create_memory_object_stream[SessionMessage | Exception](16)
+        from_sdk_send, from_sdk_read = anyio.create_memory_object_stream[SessionMessage](16)
+
+        async def inbound() -> None:
+            async with to_sdk_send:
+                async for item in read:
+                    message = item.message if isinstance(item, SessionMessage) else None
+                    if isinstance(message, JSONRPCRequest):
+                        params = message.params or {}
+                        meta = params.get("_meta") if isinstance(params, dict) else None
+                        if mode == "modern" and message.method == "initialize":
+                            await write.send(_refusal(message, "initialize"))
+                            continue
+                        if mode == "handshake" and message.method == "server/discover":
+                            await write.send(_refusal(message, "server/discover"))
+                            continue
+                        if (
+                            "accept_any_version" in defects
+                            and isinstance(meta, dict)
+                            and meta.get("io.modelcontextprotocol/protocolVersion") == "2099-01-01"
+                        ):
+                            meta["io.modelcontextprotocol/protocolVersion"] = "2026-07-28"
+                    await to_sdk_send.send(item)
+
+        async def outbound() -> None:
+            async for outgoing in from_sdk_read:
+                message = outgoing.message
+                if "no_result_type" in defects and isinstance(message, JSONRPCResponse):
+                    message.result.pop("resultType", None)
+                await write.send(outgoing)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(inbound)
+            tg.start_soon(outbound)
+            await server.run(to_sdk_read, from_sdk_send, server.create_initialization_options())
+            tg.cancel_scope.cancel()
+
+
+if __name__ == "__main__":
+    anyio.run(main, sys.argv[1] if len(sys.argv) > 1 else "dual", set(sys.argv[2:]))

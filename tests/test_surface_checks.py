@@ -1,0 +1,135 @@
+"""Resource, prompt and protocol checks against a real stdio target (tests/targets/
+surface_server.py): conforming by default, and one defect at a time makes exactly its check fail."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+from mcprobe.core.report_model import ConformanceReport
+from mcprobe.core.target_spec import TargetSpec
+from mcprobe.engine.audit import AuditOptions, audit_spec
+
+pytestmark = pytest.mark.anyio
+
+SERVER = Path(__file__).parent / "targets" / "surface_server.py"
+
+
+async def _audit(*defects: str, fuzz: bool = False) -> ConformanceReport:
+    spec = TargetSpec(
+        transport="stdio",
+        command=sys.executable,
+        args=(str(SERVER), *defects),
+        connect_timeout=20,
+        call_timeout=10,
+    )
+    with anyio.fail_after(60):
+        return await audit_spec(spec, fuzz=fuzz, options=AuditOptions(overall_timeout=50))
+
+
+def _verdicts(report: ConformanceReport) -> dict[tuple[str, str | None], str]:
+    assert report.surface is not None
+    return {(c.check, c.subject): c.verdict for c in report.surface.checks}
+
+
+def _failed(report: ConformanceReport) -> set[str]:
+    assert report.surface is not None
+    return {c.check for c in report.surface.checks if c.verdict == "fail"}
+
+
+async def test_a_conforming_server_passes_every_check_it_is_given() -> None:
+    report = await _audit()
+    assert report.surface is not None
+    assert _failed(report) == set()
+    checks = {c.check for c in report.surface.checks}
+    assert {
+        "resources.list",
+        "resources.templates_list",
+        "resources.read",
+        "resources.template_read",
+        "resources.not_found",
+        "resources.not_found_code",
+        "resources.subscribe",
+        "prompts.list",
+        "prompts.get",
+        "prompts.missing_argument",
+        "prompts.unknown_name",
+        "protocol.ping",
+        "protocol.unknown_method",
+        "protocol.invalid_cursor",
+        "protocol.logging",
+        "protocol.completion",
+        "protocol.version_negotiation",
+    } <= checks
+    assert (report.surface.resources, report.surface.resource_templates) == (2, 1)
+    assert report.surface.prompts == 2
+    assert not [f for f in report.findings if f.code.startswith(("resource.", "prompt."))]
+    # The template read used the value completion/complete offered ("2"), not a placeholder.
+    reads = [c for c in report.surface.checks if c.check == "resources.template_read"]
+    assert reads and reads[0].request is not None and "docs://guide/page/2" in reads[0].request
+
+
+@pytest.mark.parametrize(
+    ("defect", "check"),
+    [
+        ("read_no_uri", "resources.read resources.template_read"),
+        ("read_mime", "resources.read_mime"),
+        ("not_found_success", "resources.not_found"),
+        ("not_found_code", "resources.not_found_code"),
+        ("template_internal", "resources.template_read"),
+        ("subscribe_missing", "resources.subscribe"),
+        ("missing_arg_ok", "prompts.missing_argument"),
+        ("unknown_prompt_ok", "prompts.unknown_name"),
+        ("prompt_bad_role", "prompts.get"),
+        ("ping_error", "protocol.ping"),
+        ("unknown_method_code", "protocol.unknown_method"),
+        ("cursor_ok", "protocol.invalid_cursor"),
+        ("logging_missing", "protocol.logging"),
+        ("completion_bad", "protocol.completion"),
+        ("version_echo", "protocol.version_negotiation"),
+        ("version_refuse", "protocol.version_negotiation"),
+    ],
+)
+async def test_each_defect_fails_exactly_its_own_check(defect: str, check: str) -> None:
+    report = await _audit(defect)
+    assert _failed(report) == set(check.split())
+
+
+async def test_lint_of_resources_and_prompts_names_each_problem_where_it_is() -> None:
+    report = await _audit("lint")
+    found = {
+        (f.code, f.location.resource or f.location.prompt, f.location.param)
+        for f in report.findings
+    }
+    assert ("resource.invalid_uri", "no-scheme-here", None) in found
+    assert ("resource.missing_name", "no-scheme-here", None) in found
+    assert ("resource.duplicate_uri", "docs://guide/intro", None) in found
+    assert ("resource.invalid_template", "docs://guide/{unclosed", None) in found
+    assert ("prompt.missing_description", "undescribed", None) in found
+    assert ("prompt.argument_missing_description", "undescribed", "x") in found
+    assert ("prompt.invalid_required", "undescribed", "x") in found
+    assert "## Resources, prompts and protocol" in (report.markdown or "")
+
+
+async def test_a_failed_must_check_costs_points_and_a_should_failure_does_not() -> None:
+    clean = await _audit()
+    must = await _audit("ping_error")
+    should = await _audit("cursor_ok")
+
+    def metadata(report: ConformanceReport) -> float | None:
+        return next(d.score for d in report.dimensions if d.key == "metadata")
+
+    assert metadata(must) == (metadata(clean) or 0) - 1
+    assert metadata(should) == metadata(clean)
+    reasons = next(d.reasons for d in must.dimensions if d.key == "metadata")
+    assert any("protocol.ping" in r for r in reasons)
+
+
+async def test_without_fuzz_the_surface_checks_measure_error_handling_alone() -> None:
+    report = await _audit("not_found_success")
+    error_handling = next(d for d in report.dimensions if d.key == "errorHandling")
+    # not_found fails; missing_argument and unknown_name pass: 2 of 3.
+    assert error_handling.score == pytest.approx(6.7)
