@@ -55,8 +55,15 @@ def test_error_handling_is_measured_and_clean_and_liveness_only_where_it_can_be(
     dims = {d["key"]: d for d in default_audit(server_id).report["dimensions"]}
     assert dims["errorHandling"]["score"] == 10.0
     if server_id in LIVENESS_NOT_MEASURED:
-        assert dims["liveness"]["score"] is None
-        assert "inconclusive" in dims["liveness"]["reasons"][0]
+        # The tools' valid calls prove nothing here; Liveness is either not measured or rests
+        # only on the resource/prompt checks (issue 14), and the report says which.
+        reason = dims["liveness"]["reasons"][0]
+        if dims["liveness"]["score"] is None:
+            assert "inconclusive" in reason
+        else:
+            assert reason.startswith("measured by the resource/prompt checks")
+            valid = [r for r in default_audit(server_id).report["fuzz"] if not r["malformed"]]
+            assert valid and all(r["inconclusive"] for r in valid)
     else:
         assert dims["liveness"]["score"] == 10.0
 
