@@ -283,7 +283,16 @@ def _audit_parser(out: TextIO) -> _Parser:
         default=[],
         metavar="NAME[=VALUE]",
         help="environment variable for a stdio target; NAME alone passes mcprobe's own value "
-        "(repeatable; values are secrets)",
+        "(repeatable; a value is redacted from the output when its name or shape says secret, "
+        "see --secret-env)",
+    )
+    p.add_argument(
+        "--secret-env",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="treat the --env value of NAME as a secret and redact it from every output, "
+        "whatever its name or shape (repeatable)",
     )
     p.add_argument("--cwd", metavar="DIR", help="working directory of a stdio target")
     p.add_argument(
@@ -450,6 +459,7 @@ def _spec(ns: argparse.Namespace, command: list[str] | None) -> TargetSpec:
         command=command[0] if command else None,
         args=command[1:] if command else (),
         env=dict(ns.env),
+        secret_env=tuple(ns.secret_env),
         cwd=ns.cwd,
         url=ns.url,
         headers=dict(ns.header),

@@ -89,7 +89,8 @@ for name in ${target_env//,/ }; do
     error "target-env applies to a stdio 'command', not a 'url' (use the token input or --header)"
     exit 1
   fi
-  argv+=(--env "$name")
+  # target-env is for secrets: mark each one so it is redacted whatever its name or shape.
+  argv+=(--env "$name" --secret-env "$name")
 done
 
 if [ -n "${INPUT_ARGS:-}" ]; then

@@ -66,7 +66,7 @@ def stdio_spec(*argv: str, connect_timeout: float = 5.0) -> TargetSpec:
         "stdio",
         command=PY,
         args=(str(RAWSERVER), *argv),
-        env={"PROBE_VAR": ENV_SECRET},
+        env={"PROBE_TOKEN": ENV_SECRET},
         connect_timeout=connect_timeout,
         call_timeout=2.0,
     )
@@ -85,7 +85,7 @@ async def test_env_secrets_echoed_by_a_stdio_target_appear_in_no_report_format_o
     # The target did echo it (scrubbed): otherwise this test would prove nothing.
     assert report.server.instructions == "the secret is [redacted]"
     assert any("[redacted]" in (r.message or "") for r in report.fuzz if r.name == "leak_error")
-    assert report.target is not None and report.target.env_names == ["PROBE_VAR"]
+    assert report.target is not None and report.target.env_names == ["PROBE_TOKEN"]
     for name, text in every_format(report).items():
         assert_no_secret(name, text)
     assert_no_secret("logs", "\n".join(r.getMessage() for r in all_logs.records))
@@ -99,7 +99,7 @@ async def test_a_connect_failure_quoting_the_targets_stderr_does_not_leak_the_se
     spec = stdio_spec("echo_secrets", "silent", connect_timeout=1.0)
     with anyio.fail_after(15), pytest.raises(ConnectFailed) as info:
         await audit_spec(spec, fuzz=False)
-    assert "starting with PROBE_VAR=[redacted]" in str(info.value)
+    assert "starting with PROBE_TOKEN=[redacted]" in str(info.value)
     assert_no_secret("ConnectFailed", str(info.value))
     assert_no_secret("ConnectFailed.stderr_tail", info.value.stderr_tail)
 
@@ -152,7 +152,7 @@ async def test_no_result_of_mcprobes_own_tools_leaks_a_stdio_or_http_targets_sec
     stdio = {
         "command": PY,
         "args": [str(RAWSERVER), "echo_secrets", ECHO_TOOLS],
-        "env": {"PROBE_VAR": ENV_SECRET},
+        "env": {"PROBE_TOKEN": ENV_SECRET},
         "timeoutSeconds": 2,
     }
     with anyio.fail_after(60):
@@ -165,12 +165,12 @@ async def test_no_result_of_mcprobes_own_tools_leaks_a_stdio_or_http_targets_sec
                 {
                     "command": PY,
                     "args": [str(RAWSERVER), "echo_secrets", "silent"],
-                    "env": {"PROBE_VAR": ENV_SECRET},
+                    "env": {"PROBE_TOKEN": ENV_SECRET},
                     "connectTimeoutSeconds": 1,
                 },
             )
     failure = "".join(getattr(block, "text", "") for block in failed.content)
-    assert failed.is_error and "PROBE_VAR=[redacted]" in failure
+    assert failed.is_error and "PROBE_TOKEN=[redacted]" in failure
     assert sum("[redacted]" in text for text in outputs) > 4  # the targets did echo them
     for index, text in enumerate([*outputs, failure]):
         assert_no_secret(f"tool output {index}", text)

@@ -87,6 +87,8 @@ class TargetSpec:
     headers: dict[str, str] = field(default_factory=dict, repr=False)
     bearer: str | None = field(default=None, repr=False)
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    secret_env: frozenset[str] = frozenset()
+    """Env names the user marked secret (``--secret-env``) on top of the name/shape rule."""
     call_timeout: float = DEFAULT_CALL_TIMEOUT
     # What mcprobe declares in initialize (core.client_capabilities); () declares nothing.
     client_capabilities: tuple[str, ...] = DEFAULT_CLIENT_CAPABILITIES
@@ -119,9 +121,16 @@ class TargetSpec:
         return None
 
     def secret_values(self) -> tuple[str, ...]:
-        """Every secret this spec carries (long enough to be worth scrubbing); the canary is
-        not one."""
-        env = [v for k, v in self.env.items() if not k.startswith(CANARY_PREFIX)]
+        """Every secret this spec carries (long enough to be worth scrubbing): header values,
+        the bearer, URL credentials, and the env values whose name or shape says secret. Other
+        env values (``LOG_LEVEL=info``, ``X=true``, ``HOME=/root``) are configuration: scrubbing
+        them everywhere would mangle the report. The canary is not a secret."""
+        env = [
+            v
+            for k, v in self.env.items()
+            if not k.startswith(CANARY_PREFIX)
+            and (k in self.secret_env or secret_env_name(k) or secret_env_value(v))
+        ]
         values = [*env, *self.headers.values()]
         if self.bearer:
             values.append(self.bearer)
@@ -130,6 +139,38 @@ class TargetSpec:
 
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SECRET_ENV_NAME = re.compile(
+    r"TOKEN|SECRET|KEY|PASSWORD|PASSWD|AUTH|CREDENTIAL|COOKIE|SESSION|PRIVATE|.PWD|PWD.",
+    re.IGNORECASE,
+)
+# Prefixes of well-known API keys (OpenAI/Anthropic, GitHub, GitLab, Slack, AWS, Google, Stripe).
+_KEY_PREFIXES = re.compile(
+    r"(sk-|sk_|pk_|rk_|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xox[abpr]-|AKIA|ASIA|AIza)"
+    r"[A-Za-z0-9_\-]{8,}"
+)
+_HIGH_ENTROPY = re.compile(r"[A-Za-z0-9+/=_\-]{24,}")
+
+
+def secret_env_name(name: str) -> bool:
+    """Whether an env variable's NAME says it carries a secret (``API_TOKEN``, ``DB_PASSWORD``,
+    ``SESSION_COOKIE``...). Plain ``PWD`` is the working directory, not a password."""
+    return bool(_SECRET_ENV_NAME.search(name))
+
+
+def secret_env_value(value: str) -> bool:
+    """Whether an env VALUE looks like a credential whatever its name: a known key prefix, or a
+    token of 24+ characters without spaces or path separators mixing letters and digits. Kept
+    conservative: words, numbers, booleans, paths and URLs are configuration."""
+    if _KEY_PREFIXES.fullmatch(value):
+        return True
+    if not _HIGH_ENTROPY.fullmatch(value) or value.startswith(("/", ".", "~")):
+        return False
+    if not (any(c.isdigit() for c in value) and any(c.islower() for c in value)):
+        return False
+    # Mixed case, or long enough that a lowercase hex/base32 token is meant (a random id).
+    return any(c.isupper() for c in value) or len(value) >= 32
+
+
 _STDIO_ONLY = "args, env and cwd apply to stdio targets only"
 _URL_ONLY = "headers and bearer apply to http/sse targets only"
 
@@ -144,6 +185,7 @@ def target_spec(
     url: str | None = None,
     headers: Mapping[str, str] | None = None,
     bearer: str | None = None,
+    secret_env: Sequence[str] = (),
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
     call_timeout: float = DEFAULT_CALL_TIMEOUT,
     url_credentials: bool = True,
@@ -187,11 +229,15 @@ def target_spec(
         for name in env or {}:
             if not _ENV_NAME.fullmatch(name):
                 raise UsageError(f"env: {name!r} is not a valid environment variable name")
+        for name in secret_env:
+            if not _ENV_NAME.fullmatch(name):
+                raise UsageError(f"secret-env: {name!r} is not a valid environment variable name")
         return TargetSpec(
             kind.name,
             command=command,
             args=tuple(args),
             env=dict(env or {}),
+            secret_env=frozenset(secret_env),
             cwd=cwd,
             connect_timeout=connect_timeout,
             call_timeout=call_timeout,

@@ -38,7 +38,12 @@ def test_url_passwords_and_query_values_are_secrets_and_are_redacted() -> None:
 
 
 def test_scrub_replaces_longer_secrets_first_and_ignores_tiny_values() -> None:
-    spec = TargetSpec("stdio", command="x", env={"A": "abcd", "B": "abcdefgh", "C": "ab"})
+    spec = TargetSpec(
+        "stdio",
+        command="x",
+        env={"A": "abcd", "B": "abcdefgh", "C": "ab"},
+        secret_env=frozenset({"A", "B", "C"}),
+    )
     assert spec.secret_values() == ("abcdefgh", "abcd")
     assert scrub("abcdefgh abcd ab", spec.secret_values()) == "[redacted] [redacted] ab"
 
@@ -108,3 +113,51 @@ def test_one_constructor_checks_every_combination_once() -> None:
     with pytest.raises(UsageError, match="credentials in headers"):
         target_spec(url="https://u:p4ss@example.test/mcp", url_credentials=False)
     assert target_spec(command="python", args=["-m", "x"]).args == ("-m", "x")
+
+
+@pytest.mark.parametrize(
+    "name", ["API_TOKEN", "GITHUB_PAT_KEY", "DB_PASSWORD", "DB_PWD", "SESSION_COOKIE", "my_secret"]
+)
+def test_an_env_value_whose_name_says_secret_is_redacted(name: str) -> None:
+    spec = TargetSpec("stdio", command="x", env={name: "plain"})
+    assert spec.secret_values() == ("plain",)
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("LOG_LEVEL", "info"),
+        ("X", "true"),
+        ("HOME", "/root"),
+        ("PWD", "/work/some/dir"),
+        ("PORT", "8080"),
+        ("BASE_URL", "https://example.test/v1"),
+        ("PYTHONPATH", "/usr/local/lib/python3.11/site-packages"),
+        ("MODE", "error"),
+    ],
+)
+def test_configuration_env_values_are_not_secrets(name: str, value: str) -> None:
+    spec = TargetSpec("stdio", command="x", env={name: value})
+    assert spec.secret_values() == ()
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "ghp_abcdefghijklmnopqrstuvwx12",
+        "sk-proj-abcdefghijklmnop",
+        "AKIAIOSFODNN7EXAMPLE",
+        "aB3dE5gH7jK9mN1pQ3sT5vX7",
+    ],
+)
+def test_an_env_value_shaped_like_a_key_is_redacted_whatever_its_name(value: str) -> None:
+    spec = TargetSpec("stdio", command="x", env={"UPSTREAM": value})
+    assert spec.secret_values() == (value,)
+
+
+def test_secret_env_marks_a_plain_name_secret_and_rejects_a_bad_name() -> None:
+    marked = target_spec(command="x", env={"MYVAR": "hunter2xyz"}, secret_env=["MYVAR"])
+    assert marked.secret_values() == ("hunter2xyz",)
+    assert target_spec(command="x", env={"MYVAR": "hunter2xyz"}).secret_values() == ()
+    with pytest.raises(UsageError, match="secret-env"):
+        target_spec(command="x", env={"MYVAR": "v"}, secret_env=["bad-name"])

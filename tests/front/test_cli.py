@@ -686,3 +686,75 @@ def test_a_fuzz_gate_with_a_tool_fuzzed_or_without_fuzz_is_not_a_usage_error() -
     assert code == EXIT_OK, err
     code, _, err = _run("audit", "--tools", "ecoh", "--fail-under", "0", *_target("--clean"))
     assert code == EXIT_OK, err  # a static audit: the gate judges the static score
+
+
+# --------------------------------------------------------------------------- env redaction
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pair", ["LOG_LEVEL=info", "X=true", "HOME=/root"])
+def test_a_configuration_env_value_leaves_the_report_intact(pair: str) -> None:
+    demo = ["--cwd", str(REPO), "--", PY, "-m", "demo_target"]
+    plain_code, plain_out, _ = _run("audit", "--format", "json", *demo)
+    code, out, err = _run("audit", "--format", "json", "--env", pair, *demo)
+    assert (plain_code, code) == (EXIT_OK, EXIT_OK), err
+    report = json.loads(out)  # valid JSON: `true` and the like are not redacted into it
+    plain = json.loads(plain_out)
+    severities = sorted(f["severity"] for f in report["findings"])
+    assert severities == sorted(f["severity"] for f in plain["findings"])
+    assert "info" in severities
+    assert "[redacted]" not in out + err
+    assert report["target"]["envNames"] == [pair.split("=")[0]]
+
+
+SECRET_CASES = [
+    (["--env", "API_TOKEN=s3cr3t-value-123"], "API_TOKEN", "s3cr3t-value-123"),
+    (["--secret-env", "MYVAR", "--env", "MYVAR=hunter2xyz"], "MYVAR", "hunter2xyz"),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("options", "name", "value"), SECRET_CASES)
+@pytest.mark.parametrize("fmt", ["md", "json", "sarif", "junit", "html"])
+def test_a_secret_env_value_echoed_by_the_target_appears_in_no_output(
+    options: list[str], name: str, value: str, fmt: str
+) -> None:
+    code, out, err = _run(
+        "audit", "--fuzz", "--format", fmt, *options, *_target("--clean", "--echo-env", name)
+    )
+    assert code == EXIT_OK, err
+    assert value not in out and value not in err
+    if fmt != "sarif":  # SARIF carries findings only, not the answers of clean calls
+        assert f"{name}=[redacted]" in out  # the target did echo it, and it was redacted
+
+
+@pytest.mark.slow
+def test_a_plain_env_value_echoed_by_the_target_is_reported_as_sent() -> None:
+    code, out, err = _run(
+        "audit",
+        "--fuzz",
+        "--json",
+        "--env",
+        "MYVAR=hunter2xyz",
+        *_target("--clean", "--echo-env", "MYVAR"),
+    )
+    assert code == EXIT_OK, err
+    assert "MYVAR=hunter2xyz" in out  # not marked secret, not shaped like one: configuration
+
+
+@pytest.mark.slow
+def test_env_name_alone_copies_a_secret_named_value_and_redacts_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("API_TOKEN", "copied-s3cr3t-77")
+    code, out, err = _run(
+        "audit",
+        "--fuzz",
+        "--json",
+        "--env",
+        "API_TOKEN",
+        *_target("--clean", "--echo-env", "API_TOKEN"),
+    )
+    assert code == EXIT_OK, err
+    assert "copied-s3cr3t-77" not in out + err
+    assert "API_TOKEN=[redacted]" in out

@@ -245,7 +245,7 @@ async def test_target_exiting_at_start_is_reported_with_its_exit_code_and_stderr
 
 
 async def test_env_secret_printed_by_a_failing_target_is_scrubbed() -> None:
-    spec = raw_spec("leak_env_exit", env={"PROBE_VAR": "s3cr3t-value"})
+    spec = raw_spec("leak_env_exit", env={"PROBE_TOKEN": "s3cr3t-value"})
     with anyio.fail_after(10), pytest.raises(ConnectFailed) as info:
         async with open_target(spec):
             pass
@@ -373,7 +373,7 @@ async def test_env_and_cwd_reach_the_target_but_the_parent_environment_does_not(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MCPROBE_TEST_PARENT_SECRET", "parent-only")
-    spec = raw_spec(env={"PROBE_VAR": "hello"}, cwd=str(tmp_path))
+    spec = raw_spec(env={"PROBE_TOKEN": "hello"}, cwd=str(tmp_path))
     with anyio.fail_after(10):
         async with open_target(spec) as target:
             call = await target.call_tool("env", {})

@@ -10,6 +10,8 @@ No SDK import, so it starts in tens of milliseconds. Run as ``python tests/targe
 ``--hang-initialize``    never answer ``initialize`` and ignore EOF and SIGTERM
 ``--spawn-child FILE``   start a grandchild in the same process group and write
                          "<own pid> <child pid>" to FILE (for orphan checks)
+``--echo-env NAME``      (repeatable) ``whereami`` also answers ``NAME=<raw value>`` and the
+                         target writes the same to stderr at start (redaction tests)
 ``--extra-tools N``      also list ``echo_1`` … ``echo_N``, copies of ``echo`` (benchmark load)
 ``--fail-start TEXT``    write TEXT (and ``$CLI_TARGET_SECRET``, to test scrubbing) to stderr and
                          exit 3 before reading anything
@@ -66,6 +68,9 @@ def _text(text: str, *, error: bool = False) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": text}], "isError": error}
 
 
+_ECHO_ENV: list[str] = []
+
+
 def _call(params: Any, clean: bool) -> dict[str, Any]:
     name = params.get("name") if isinstance(params, dict) else None
     arguments = params.get("arguments") if isinstance(params, dict) else None
@@ -73,7 +78,8 @@ def _call(params: Any, clean: bool) -> dict[str, Any]:
         if clean and arguments != {}:
             return _text("whereami takes no arguments", error=True)
         secret = os.environ.get("CLI_TARGET_SECRET", "")
-        return _text(f"cwd={os.getcwd()} reversed-secret={secret[::-1]}")
+        echoed = "".join(f" {n}={os.environ.get(n, '')}" for n in _ECHO_ENV)
+        return _text(f"cwd={os.getcwd()} reversed-secret={secret[::-1]}{echoed}")
     if not isinstance(name, str) or not (name == "echo" or name.startswith("echo_")):
         return _text(f"unknown tool: {name}", error=True)
     if clean:
@@ -103,7 +109,11 @@ def main() -> None:
     parser.add_argument("--spawn-child")
     parser.add_argument("--fail-start")
     parser.add_argument("--extra-tools", type=int, default=0)
+    parser.add_argument("--echo-env", action="append", default=[])
     ns = parser.parse_args()
+    _ECHO_ENV.extend(ns.echo_env)
+    for name in ns.echo_env:
+        sys.stderr.write(f"{name}={os.environ.get(name, '')}\n")
 
     if ns.fail_start is not None:
         sys.stderr.write(ns.fail_start + "\n")

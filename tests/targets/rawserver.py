@@ -22,9 +22,9 @@ Behaviours (argv words):
   stderr_flood    write 1 MiB to stderr at start (nobody must block on it)
   elicit_first    ask the client for elicitation/create before answering initialize
   no_version      serverInfo without "version" (breaks the MCP schema; a raw client copes)
-  leak_env_exit   write "token=$PROBE_VAR" to stderr and exit with code 4 at start
+  leak_env_exit   write "token=$PROBE_TOKEN" to stderr and exit with code 4 at start
   unknown_success answer tools/call for a tool name it does not list with a success result
-  echo_secrets    echo $PROBE_VAR everywhere: serverInfo, instructions, tool descriptions,
+  echo_secrets    echo $PROBE_TOKEN everywhere: serverInfo, instructions, tool descriptions,
                   stderr, and (tools leak_text / leak_error / leak_rpc) results and errors
   inject          hostile names, descriptions, instructions and error texts (Markdown, HTML,
                   control characters, prompt injection); every tool is annotated read-only
@@ -100,14 +100,14 @@ class RawServer:
             with open(pidfile, "w") as f:
                 f.write(str(os.getpid()))
         if "echo_secrets" in self.flags:
-            sys.stderr.write(f"starting with PROBE_VAR={_secret()}\n")
+            sys.stderr.write(f"starting with PROBE_TOKEN={_secret()}\n")
             sys.stderr.flush()
         if "exit_at_start" in self.flags:
             sys.stderr.write("fatal: config file /etc/target.toml missing\n")
             sys.stderr.flush()
             sys.exit(3)
         if "leak_env_exit" in self.flags:
-            sys.stderr.write(f"token={os.environ.get('PROBE_VAR')}\n")
+            sys.stderr.write(f"token={os.environ.get('PROBE_TOKEN')}\n")
             sys.stderr.flush()
             sys.exit(4)
         if "stderr_flood" in self.flags:
@@ -328,7 +328,7 @@ def _deep_schema(depth: int) -> str:
 
 
 def _secret() -> str:
-    return os.environ.get("PROBE_VAR", "")
+    return os.environ.get("PROBE_TOKEN", "")
 
 
 INJECT_NAME = "evil|name`<b>x</b>\n# Heading"
@@ -459,13 +459,13 @@ def noisy(server: RawServer, rid: Json, args: Json) -> None:
 
 
 def env(server: RawServer, rid: Json, args: Json) -> None:
-    """Report PROBE_VAR, whether HOME_SECRET leaked in, and the cwd."""
+    """Report PROBE_TOKEN, whether HOME_SECRET leaked in, and the cwd."""
     server.reply(
         rid,
         {
             "content": [],
             "structuredContent": {
-                "probeVar": os.environ.get("PROBE_VAR"),
+                "probeVar": os.environ.get("PROBE_TOKEN"),
                 "parentSecret": os.environ.get("MCPROBE_TEST_PARENT_SECRET"),
                 "cwd": os.getcwd(),
             },
