@@ -85,6 +85,7 @@ async def _run_pipeline(
     overrides: Sequence[RuleOverride] = (),
     on_report: Callable[[ConformanceReport], None] | None = None,
     close_grace: float | None = None,
+    lock: Any = None,  # a core.pinning.Lock (audit --lock)
 ) -> ConformanceReport:
     """The one pipeline behind the library functions and ``mcprobe audit``. ``started``: the
     stdio target the CLI already started from ``spec`` (owned by the pipeline from here on);
@@ -107,6 +108,8 @@ async def _run_pipeline(
         values["overrides"] = tuple(overrides)
     if close_grace is not None:
         values["close_grace"] = close_grace
+    if lock is not None:
+        values["lock"] = lock
     return await audit_spec(
         spec,
         fuzz=fuzz or fuzz_writes or fuzz_destructive,

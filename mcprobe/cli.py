@@ -21,8 +21,9 @@ mcprobe loads; the transport adopts the running process. ``main`` ends an audit 
 Exit codes (``EXIT_*`` below): 0 audit completed and every gate passed; 1 usage error (bad
 option or value, unknown option, unwritable ``--output``); 2 could not connect to the target;
 3 score below ``--fail-under``; 4 critical behavioural issue with ``--fail-on-critical``; 5
-internal error of mcprobe itself; 7 worse than ``--baseline`` with ``--fail-on-regression``; 130
-interrupted. When several gates fail, the first of 4, 7, 3 wins (every reason is printed). The
+internal error of mcprobe itself; 6 drift against ``--lock`` with ``--fail-on-drift``; 7 worse
+than ``--baseline`` with ``--fail-on-regression``; 130 interrupted. When several gates fail, the
+first of 4, 6, 7, 3 wins (every reason is printed). The
 one table is ``mcprobe.exit_codes`` (rendered into ``--help``; tests keep the docs equal to it).
 
 Front-end helpers live beside this module: ``console`` (progress, -q/-v, colour, the terminal
@@ -46,7 +47,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 from urllib.parse import urlsplit, urlunsplit
 
 from mcprobe import (
@@ -74,6 +75,7 @@ EXIT_CONNECT = 2
 EXIT_SCORE = 3
 EXIT_CRITICAL = 4
 EXIT_INTERNAL = 5
+EXIT_DRIFT = 6
 EXIT_REGRESSION = 7
 EXIT_INTERRUPTED = 130
 EXIT_HANGUP = 128 + signal.SIGHUP  # 129
@@ -91,6 +93,7 @@ usage: mcprobe [serve]
        mcprobe audit [options] --stdio "COMMAND STRING"
        mcprobe audit [options] --config HOST_CONFIG.json [--server NAME]...
        mcprobe scan [--json]
+       mcprobe pin [target options] -- COMMAND [ARG ...] > mcprobe.lock
        mcprobe badge REPORT.json [--label TEXT] > badge.svg
        mcprobe --version
 
@@ -305,6 +308,8 @@ def _audit_parser(out: TextIO) -> _Parser:
         action="store_true",
         help="exit 7 when anything got worse than --baseline",
     )
+    p.add_argument("--lock", metavar="FILE", help="compare with `mcprobe pin` output (drift)")
+    p.add_argument("--fail-on-drift", action="store_true", help="exit 6 when --lock shows drift")
     console.add_arguments(p)
     audit_many.add_arguments(p)
     config_file.add_arguments(p)
@@ -371,6 +376,8 @@ class AuditInvocation:
     baseline: BaselineReport | None = None
     fail_on_regression: bool = False
     overrides: tuple[RuleOverride, ...] = ()  # per-rule overrides from the config file
+    lock: Any = None  # a core.pinning.Lock (--lock)
+    fail_on_drift: bool = False
 
 
 @dataclass(frozen=True)
@@ -433,16 +440,25 @@ def _check_audit_args(argv: Sequence[str], out: TextIO) -> _AuditArgs:
     output = Path(ns.output) if ns.output else None
     if output is not None and not output.parent.is_dir():
         raise UsageError(f"--output: directory {str(output.parent)!r} does not exist")
-    if ns.fail_on_regression and ns.baseline is None:
-        raise UsageError("--fail-on-regression needs --baseline REPORT.json")
-    if ns.baseline is not None and not Path(ns.baseline).is_file():
-        raise UsageError(f"--baseline: {ns.baseline!r} is not a file")
+    _check_compare_files(ns)
     summary = ns.format is None and not ns.json and output is None and console.isatty(out)
     _close_grace()  # a bad MCPROBE_CLOSE_GRACE is a usage error before anything starts
     spec = _spec(ns, command)  # the one target check the server and the library use too
     if spec.cwd is not None and not Path(spec.cwd).is_dir():
         raise UsageError(f"--cwd: {spec.cwd!r} is not a directory")
     return _AuditArgs(ns, command, spec, output_format, fuzz, output, summary, overrides)
+
+
+def _check_compare_files(ns: argparse.Namespace) -> None:
+    """--baseline / --lock and the gates that need them."""
+    if ns.fail_on_regression and ns.baseline is None:
+        raise UsageError("--fail-on-regression needs --baseline REPORT.json")
+    if ns.baseline is not None and not Path(ns.baseline).is_file():
+        raise UsageError(f"--baseline: {ns.baseline!r} is not a file")
+    if ns.fail_on_drift and ns.lock is None:
+        raise UsageError("--fail-on-drift needs --lock mcprobe.lock")
+    if ns.lock is not None and not Path(ns.lock).is_file():
+        raise UsageError(f"--lock: {ns.lock!r} is not a file")
 
 
 def _spec(ns: argparse.Namespace, command: list[str] | None) -> TargetSpec:
@@ -506,7 +522,21 @@ def _invocation(args: _AuditArgs) -> AuditInvocation:
         baseline=_load_baseline(ns.baseline),
         fail_on_regression=ns.fail_on_regression,
         overrides=args.overrides,
+        lock=_load_lock(ns.lock),
+        fail_on_drift=ns.fail_on_drift,
     )
+
+
+def _load_lock(path: str | None) -> Any:
+    if path is None:
+        return None
+    from mcprobe.core.pinning import parse_lock
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--lock: cannot read {path!r}: {exc}") from None
+    return parse_lock(text, f"--lock {path!r}")
 
 
 def _load_baseline(path: str | None) -> BaselineReport | None:
@@ -660,6 +690,7 @@ def _audit(
             overrides=invocation.overrides,
             on_report=on_report,
             close_grace=close_grace,
+            lock=invocation.lock,
         )
 
     return anyio.run(go)
@@ -863,7 +894,7 @@ def evaluate_gates(
     say: Callable[[str], None],
     regressions: tuple[str, ...] = (),
 ) -> int:
-    """The exit code of the gates; when several fail, the first of 4, 7, 3 wins. A fuzz gate
+    """The exit code of the gates; when several fail, the first of 4, 6, 7, 3 wins. A fuzz gate
     over zero fuzzed tools is a usage error (1), never a pass (the report is already written)."""
     unfuzzed = _nothing_fuzzed(invocation, report)
     if unfuzzed is not None:
@@ -880,6 +911,13 @@ def evaluate_gates(
         for line in regressions:
             say(f"  - {line}")
         code = EXIT_REGRESSION
+    if invocation.fail_on_drift and report.drift is not None and report.drift.drifted:
+        drift = report.drift
+        say(
+            f"mcprobe: drift against --lock: {len(drift.added)} added, {len(drift.removed)} "
+            f"removed, {len(drift.changed)} changed tool(s)"
+        )
+        code = EXIT_DRIFT
     if invocation.fail_on_critical and report.critical:
         say(f"mcprobe: {len(report.critical)} critical behavioural issue(s):")
         for line in report.critical:
@@ -911,12 +949,18 @@ def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
             return EXIT_OK
         if args[0] == "scan":
             return audit_many.run_scan(args[1:], stdout)
+        if args[0] == "pin":
+            from mcprobe.pin_cli import run_pin
+
+            return run_pin(args[1:], stdout, stderr)
         if args[0] == "badge":
             from mcprobe.badge_cli import run_badge
 
             return run_badge(args[1:], stdout)
         if args[0] != "audit":
-            raise UsageError(f"unknown command {args[0]!r} (expected audit, scan, badge or serve)")
+            raise UsageError(
+                f"unknown command {args[0]!r} (expected audit, pin, scan, badge or serve)"
+            )
         return _run_audit(args[1:], stdout, stderr)
     except UsageError as exc:
         stderr.write(f"mcprobe: usage error: {_encodable(str(exc))} (see mcprobe --help)\n")

@@ -28,13 +28,14 @@ EXIT_CODES: tuple[ExitCode, ...] = (
     ExitCode(3, "the overall score is below --fail-under (or was not measured)"),
     ExitCode(4, "a critical behavioural issue was found and --fail-on-critical is set"),
     ExitCode(5, "internal error of mcprobe itself (a bug; MCPROBE_DEBUG=1 shows the traceback)"),
+    ExitCode(6, "a tool definition drifted from --lock and --fail-on-drift is set"),
     ExitCode(7, "something got worse than --baseline and --fail-on-regression is set"),
     ExitCode(129, "stopped by SIGHUP: cleaned up like Ctrl-C (the target is shut down)"),
     ExitCode(130, "interrupted (Ctrl-C)"),
     ExitCode(143, "stopped by SIGTERM (a cancelled CI job): cleaned up like Ctrl-C"),
 )
 
-PRECEDENCE = (4, 7, 3)
+PRECEDENCE = (4, 6, 7, 3)
 """When several gates fail, the exit code is the first of these that applies (the most specific
 signal); every failing gate's reason is printed."""
 

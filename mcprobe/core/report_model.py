@@ -16,7 +16,7 @@ from pydantic.alias_generators import to_camel
 from mcprobe.core.safe_json import safe_value
 from mcprobe.core.target_spec import Transport
 
-SCHEMA_VERSION = "1.5"
+SCHEMA_VERSION = "1.6"
 
 
 class WireModel(BaseModel):
@@ -281,6 +281,25 @@ class SurfaceOut(WireModel):
     checks: list[CheckOut] = Field(default_factory=list)
 
 
+class ToolDriftOut(WireModel):
+    tool: str
+    changes: list[str] = Field(description="one readable line per changed field, both sides")
+
+
+class DriftOut(WireModel):
+    """The server against ``--lock`` (``core/pinning.py``): tool definitions added, removed or
+    changed since ``mcprobe pin``; ``server`` lists identity changes (shown, not drift)."""
+
+    added: list[str] = Field(default_factory=list)
+    removed: list[str] = Field(default_factory=list)
+    changed: list[ToolDriftOut] = Field(default_factory=list)
+    server: list[str] = Field(default_factory=list, description="name/version changes")
+
+    @property
+    def drifted(self) -> bool:
+        return bool(self.added or self.removed or self.changed)
+
+
 class ConformanceReport(WireModel):
     schema_version: str = SCHEMA_VERSION
     mcprobe_version: str
@@ -313,5 +332,9 @@ class ConformanceReport(WireModel):
         default=None, description="why the fuzz run could not go on after a death (crashLoop)"
     )
     notes: list[str] = Field(default_factory=list, description="mcprobe's own remarks")
+    drift: DriftOut | None = Field(default=None, description="against --lock; null without")
+    lock: dict[str, Any] | None = Field(
+        default=None, description="this server's lock (probe_report pin: true); null otherwise"
+    )
     fixes: FixPlanOut = Field(default_factory=FixPlanOut, description="the recommended fixes")
     markdown: str | None = Field(default=None, description="the Markdown rendering")

@@ -23,6 +23,7 @@ from mcprobe.core.checks import CheckResult, SurfaceRun
 from mcprobe.core.deaths import death_notes
 from mcprobe.core.lint.engine import lint_server
 from mcprobe.core.model import Finding, FuzzRun
+from mcprobe.core.pinning import Lock, drift_against
 from mcprobe.core.report_build import build_report
 from mcprobe.core.report_model import ConformanceReport, TargetOut
 from mcprobe.core.score import score_server
@@ -70,6 +71,7 @@ class AuditOptions:
     overrides: tuple[RuleOverride, ...] = ()  # the config file's per-rule ignore/severity
     close_grace: float = AFTER_REPORT_GRACE  # stdio: exit-on-EOF time once the report is done
     surface: bool = True  # the resource, prompt and protocol checks (read-only by the spec)
+    lock: Lock | None = None  # `mcprobe pin` output: the report's drift section compares with it
 
     def deadline(self) -> float | None:
         """The absolute ``anyio.current_time()`` deadline for an audit starting now."""
@@ -177,6 +179,8 @@ async def run_audit(
         # 2026-07-28 requests declare no client capabilities (see target.connection._discover).
         target_out = report.target.model_copy(update={"client_capabilities": []})
         report = report.model_copy(update={"target": target_out})
+    if options.lock is not None:
+        report = report.model_copy(update={"drift": drift_against(options.lock, snapshot)})
     report = report.model_copy(update={"markdown": render_markdown(report)})
     return scrub_report(report, tuple(secrets))
 

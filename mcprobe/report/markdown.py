@@ -28,6 +28,7 @@ from mcprobe.core.report_model import (
     LocationOut,
 )
 from mcprobe.core.verdicts import verdict
+from mcprobe.report.drift_markdown import drift_section
 from mcprobe.report.escape import md_cell, md_code, md_inline, md_prose, md_text
 from mcprobe.report.surface_markdown import render_surface, surface_fixes
 
@@ -509,6 +510,9 @@ def render_markdown(report: ConformanceReport) -> str:
     if report.coverage is not None or security:
         sections.append(["## Critical behavior", "", *_critical(report)])
     sections += [_dimensions(report), _findings(findings)]
+    drift = drift_section(report)  # --lock only
+    if drift is not None:
+        sections.append(drift)
     if report.coverage is not None:
         sections.append(_fuzz_table(report))
     if report.surface is not None:

@@ -31,6 +31,7 @@ from pydantic import BaseModel, ValidationError
 
 from mcprobe.core.errors import McprobeError, UsageError
 from mcprobe.core.model import ServerSnapshot
+from mcprobe.core.pinning import lock_of, parse_lock
 from mcprobe.core.report_model import ConformanceReport, FuzzSummaryOut, ServerOut
 from mcprobe.core.safe_json import safe_text, safe_value
 from mcprobe.core.selection import DEFAULT_MAX_TOOLS
@@ -215,8 +216,11 @@ async def probe_report(
         fuzz_writes=args.fuzz_writes,
         fuzz_destructive=args.fuzz_destructive,
         concurrency=args.concurrency,
+        lock=None if args.lock is None else parse_lock(json.dumps(args.lock), "lock"),
     )
     report = await _audit(connection, fuzz=args.fuzz, options=options, progress=progress)
+    if args.pin:  # the first listing, as `mcprobe pin` writes it
+        report = report.model_copy(update={"lock": lock_of(connection.target.snapshot)})
     return ToolOutput(report, report.markdown or "", connection.spec.secret_values())
 
 

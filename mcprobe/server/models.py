@@ -129,6 +129,16 @@ class ReportInput(ToolInput):
         description="How many calls may be in flight at once; changes no verdict (the calls in "
         "flight when the target dies are replayed one at a time).",
     )
+    lock: dict[str, Any] | None = Field(
+        default=None,
+        description="A lock from `mcprobe pin` (or an earlier report's `lock`): the report's "
+        "`drift` lists tools added, removed or changed since.",
+    )
+    pin: bool = Field(
+        default=False,
+        description="Also return this server's lock in the report's `lock` field (save it, pass "
+        "it as `lock` later to see drift). Lists only: calls no tool.",
+    )
 
 
 class DisconnectInput(ToolInput):

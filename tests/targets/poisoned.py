@@ -6,6 +6,7 @@ every tool answers with a fixed text.
     python poisoned.py honest     # look-alikes that must produce no security finding
     python poisoned.py rugpull    # `add` gains hidden instructions after its first call, and the
                                   # server announces it although it declared listChanged: false
+    python poisoned.py honest-v2  # honest's next release: list_tickets reworded, close_ticket new
     python poisoned.py evolving   # declares listChanged: true; after the first call `search`
                                   # lowers its limit and `count` appears (changed, not poisoned)
 """
@@ -145,10 +146,18 @@ def _search(maximum: int) -> Any:
 EVOLVING_BEFORE = [_search(50)]
 EVOLVING_AFTER = [_search(20), _tool("count", "Counts catalogue entries.", {}, [], RO)]
 
+# The honest server's next release: one description reworded, one tool added (pin drift).
+HONEST_V2 = [
+    _tool("list_tickets", "Lists open and closed tickets.", {}, [], RO),
+    *HONEST[1:],
+    _tool("close_ticket", "Closes one ticket.", {"id": _s("Ticket id.")}, ["id"], SEND),
+]
+
 MODES: dict[str, tuple[list[Any], list[Any], bool | None]] = {
     # mode: (tools before the first call, tools after it, declared listChanged)
     "poisoned": (POISONED, POISONED, False),
     "honest": (HONEST, HONEST, False),
+    "honest-v2": (HONEST_V2, HONEST_V2, False),
     "rugpull": (RUG_PULL_BEFORE, RUG_PULL_AFTER, False),
     "evolving": (EVOLVING_BEFORE, EVOLVING_AFTER, True),
 }
