@@ -36,7 +36,7 @@ from mcp_types import (
     SERVER_INFO_META_KEY,
 )
 from mcp_types.version import LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from mcprobe.core.client_capabilities import wire_capabilities
 from mcprobe.core.errors import ConnectFailed
@@ -552,21 +552,13 @@ async def _discover(session: RawSession, attempt: _Attempt) -> tuple[dict[str, A
         raise await _initialize_failed(attempt, failure) from None
     session.envelope = envelope
     session.protocol_version = LATEST_MODERN_VERSION
-    findings: list[Finding] = []
-    try:
-        types.DiscoverResult.model_validate(result)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'/'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()[:3]
-        )
-        findings.append(
-            _finding(
-                "server.invalid_discover",
-                Severity.ERROR,
-                f"the server/discover result does not match the 2026-07-28 schema ({problems})",
-                "return supportedVersions, capabilities, ttlMs, cacheScope and resultType",
-            )
-        )
+    findings = _shape_findings(
+        types.DiscoverResult,
+        result,
+        "server.invalid_discover",
+        "the server/discover result does not match the 2026-07-28 schema",
+        "return supportedVersions, capabilities, ttlMs, cacheScope and resultType",
+    )
     meta = result.get("_meta")
     info = meta.get(SERVER_INFO_META_KEY) if isinstance(meta, dict) else None
     shaped: dict[str, Any] = {
@@ -576,6 +568,20 @@ async def _discover(session: RawSession, attempt: _Attempt) -> tuple[dict[str, A
         "instructions": result.get("instructions"),
     }
     return shaped, findings
+
+
+def _shape_findings(
+    model: type[BaseModel], result: Any, code: str, what: str, hint: str
+) -> list[Finding]:
+    """One error finding naming the first three schema problems of ``result`` (none if valid)."""
+    try:
+        model.model_validate(result)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'/'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()[:3]
+        )
+        return [_finding(code, Severity.ERROR, f"{what} ({problems})", hint)]
+    return []
 
 
 async def _handshake(session: RawSession, attempt: _Attempt, page_cap: int) -> ServerSnapshot:
@@ -592,21 +598,13 @@ async def _handshake(session: RawSession, attempt: _Attempt, page_cap: int) -> S
         init = await session.request("initialize", params, cancel_on_abandon=False)
     except RequestFailed as failure:
         raise await _initialize_failed(attempt, failure) from None
-    findings: list[Finding] = []
-    try:
-        types.InitializeResult.model_validate(init)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'/'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()[:3]
-        )
-        findings.append(
-            _finding(
-                "server.invalid_initialize",
-                Severity.ERROR,
-                f"the initialize result does not match the MCP schema ({problems})",
-                "return protocolVersion, capabilities and serverInfo {name, version}",
-            )
-        )
+    findings = _shape_findings(
+        types.InitializeResult,
+        init,
+        "server.invalid_initialize",
+        "the initialize result does not match the MCP schema",
+        "return protocolVersion, capabilities and serverInfo {name, version}",
+    )
     protocol_version = _text(init.get("protocolVersion"))
     session.protocol_version = protocol_version
     findings.extend(_version_findings(protocol_version))
