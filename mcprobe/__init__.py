@@ -86,6 +86,7 @@ async def _run_pipeline(
     on_report: Callable[[ConformanceReport], None] | None = None,
     close_grace: float | None = None,
     lock: Any = None,  # a core.pinning.Lock (audit --lock)
+    surface: bool = True,
 ) -> ConformanceReport:
     """The one pipeline behind the library functions and ``mcprobe audit``. ``started``: the
     stdio target the CLI already started from ``spec`` (owned by the pipeline from here on);
@@ -110,6 +111,7 @@ async def _run_pipeline(
         values["close_grace"] = close_grace
     if lock is not None:
         values["lock"] = lock
+    values["surface"] = surface
     return await audit_spec(
         spec,
         fuzz=fuzz or fuzz_writes or fuzz_destructive,
@@ -136,6 +138,7 @@ async def audit_stdio(
     concurrency: int | None = None,
     overall_timeout: float | None = None,
     progress: ProgressCallback | None = None,
+    surface: bool = True,
 ) -> ConformanceReport:
     """Audit a stdio MCP server started as ``command args…``.
 
@@ -143,7 +146,8 @@ async def audit_stdio(
     its values never appear in the report. ``fuzz`` calls the tools: only those annotated
     ``readOnlyHint: true``, unless ``fuzz_writes`` (also ``destructiveHint: false`` tools:
     additive writes) or ``fuzz_destructive`` (every tool); both imply ``fuzz``;
-    ``tools`` restricts fuzzing to those names. ``timeout`` is per call. Raises
+    ``tools`` restricts fuzzing to those names. ``timeout`` is per call. ``surface=False``
+    skips the resource, prompt, protocol and HTTP transport checks (tools only). Raises
     ``ConnectFailed`` when the target cannot be started or does not complete the handshake
     within ``connect_timeout``.
     """
@@ -167,6 +171,7 @@ async def audit_stdio(
         concurrency=concurrency,
         overall_timeout=overall_timeout,
         progress=progress,
+        surface=surface,
     )
 
 
@@ -186,6 +191,7 @@ async def audit_url(
     concurrency: int | None = None,
     overall_timeout: float | None = None,
     progress: ProgressCallback | None = None,
+    surface: bool = True,
 ) -> ConformanceReport:
     """Audit an MCP server over HTTP: Streamable HTTP, falling back to legacy SSE
     (``transport="sse"`` goes straight to SSE). ``headers`` and ``bearer`` are sent with every
@@ -210,6 +216,7 @@ async def audit_url(
         concurrency=concurrency,
         overall_timeout=overall_timeout,
         progress=progress,
+        surface=surface,
     )
 
 

@@ -233,6 +233,7 @@ async def _audit_one(
             concurrency=invocation.concurrency,
             overall_timeout=invocation.overall_timeout,
             progress=progress,  # type: ignore[arg-type]
+            surface=invocation.surface,
         )
     except ConnectFailed as exc:
         say(f"could not connect: {exc}")

@@ -322,6 +322,13 @@ def _audit_parser(out: TextIO) -> _Parser:
         "sampling with an error)",
     )
     p.add_argument(
+        "--no-surface",
+        action="store_true",
+        help="skip the resource, prompt, protocol and HTTP transport checks: lint and fuzz the "
+        "tools only (Liveness and Error Handling then rest on fuzzing alone, Metadata has no "
+        "Protocol component)",
+    )
+    p.add_argument(
         "--protocol",
         choices=("auto", "handshake", "modern"),
         default="auto",
@@ -378,6 +385,7 @@ class AuditInvocation:
     overrides: tuple[RuleOverride, ...] = ()  # per-rule overrides from the config file
     lock: Any = None  # a core.pinning.Lock (--lock)
     fail_on_drift: bool = False
+    surface: bool = True  # False: --no-surface (tools only)
 
 
 @dataclass(frozen=True)
@@ -524,6 +532,7 @@ def _invocation(args: _AuditArgs) -> AuditInvocation:
         overrides=args.overrides,
         lock=_load_lock(ns.lock),
         fail_on_drift=ns.fail_on_drift,
+        surface=not ns.no_surface,
     )
 
 
@@ -691,6 +700,7 @@ def _audit(
             on_report=on_report,
             close_grace=close_grace,
             lock=invocation.lock,
+            surface=invocation.surface,
         )
 
     return anyio.run(go)

@@ -133,3 +133,42 @@ async def test_without_fuzz_the_surface_checks_measure_error_handling_alone() ->
     error_handling = next(d for d in report.dimensions if d.key == "errorHandling")
     # not_found fails; missing_argument and unknown_name pass: 2 of 3.
     assert error_handling.score == pytest.approx(6.7)
+
+
+def test_no_surface_on_the_command_line_skips_every_surface_check_and_their_score() -> None:
+    import io
+    import json
+
+    from mcprobe.cli import EXIT_OK, run
+
+    def audit(*flags: str) -> ConformanceReport:
+        out, err = io.StringIO(), io.StringIO()
+        argv = ["audit", "--json", "--no-config", *flags, "--", sys.executable, str(SERVER)]
+        assert run(argv, out, err) == EXIT_OK, err.getvalue()
+        return ConformanceReport.model_validate(json.loads(out.getvalue()))
+
+    def dimension(report: ConformanceReport, key: str) -> float | None:
+        return next(d.score for d in report.dimensions if d.key == key)
+
+    full = audit()
+    tools_only = audit("--no-surface")
+    assert full.surface is not None and full.surface.checks
+    assert dimension(full, "errorHandling") is not None  # measured by the checks alone
+    assert tools_only.surface is None
+    assert not [f for f in tools_only.findings if f.code.startswith(("resource.", "prompt."))]
+    # Without fuzz and without the checks nothing measures Error Handling or Liveness.
+    assert dimension(tools_only, "errorHandling") is None
+    assert dimension(tools_only, "liveness") is None
+    assert tools_only.server.eras == [tools_only.server.era]  # no second connection either
+
+
+async def test_the_library_and_probe_report_take_surface_false_too() -> None:
+    from mcprobe import audit_stdio
+    from mcprobe.server.models import ReportInput
+
+    with anyio.fail_after(60):
+        report = await audit_stdio(sys.executable, [str(SERVER)], timeout=10, surface=False)
+    assert report.surface is None
+    assert report.server.name  # connected, listed and linted all the same
+    assert ReportInput.model_validate({"surface": False}).surface is False
+    assert ReportInput.model_validate({}).surface is True

@@ -217,6 +217,7 @@ async def probe_report(
         fuzz_destructive=args.fuzz_destructive,
         concurrency=args.concurrency,
         lock=None if args.lock is None else parse_lock(json.dumps(args.lock), "lock"),
+        surface=args.surface,
     )
     report = await _audit(connection, fuzz=args.fuzz, options=options, progress=progress)
     if args.pin:  # the first listing, as `mcprobe pin` writes it

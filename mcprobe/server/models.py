@@ -139,6 +139,11 @@ class ReportInput(ToolInput):
         description="Also return this server's lock in the report's `lock` field (save it, pass "
         "it as `lock` later to see drift). Lists only: calls no tool.",
     )
+    surface: bool = Field(
+        default=True,
+        description="Run the resource, prompt, protocol and HTTP transport checks (read-only "
+        "by the spec); false audits the tools only.",
+    )
 
 
 class DisconnectInput(ToolInput):
