@@ -182,12 +182,12 @@ def _audit_all(
     rows: list[_Row] = [_Row(server.name, 0) for server, _ in invocations]
 
     async def one(index: int, server: HostServer, invocation: AuditInvocation) -> None:
-        from mcprobe.core.target_spec import scrub
+        from mcprobe.core.redact import Redactor
 
-        secrets = invocation.spec.secret_values()
+        redactor = Redactor.of(invocation.spec.secret_values())
 
         def say(text: str) -> None:
-            stderr.write(scrub(f"mcprobe: [{_clean(server.name)}] {text}", secrets) + "\n")
+            stderr.write(redactor.prose(f"mcprobe: [{_clean(server.name)}] {text}") + "\n")
 
         progress = None
         if invocation.fuzz and not invocation.console_mode.quiet:
@@ -219,7 +219,6 @@ async def _audit_one(
     from mcprobe import _run_pipeline, render_report
     from mcprobe.cli import EXIT_CONNECT, EXIT_INTERNAL, evaluate_gates
     from mcprobe.core.errors import ConnectFailed
-    from mcprobe.core.target_spec import scrub
 
     assert callable(say)
     try:
@@ -245,7 +244,7 @@ async def _audit_one(
         fmt = invocation.output_format
         text = render_report(report, fmt, sarif_artifact=invocation.sarif_artifact)  # type: ignore[arg-type]
         target = out_dir / _file_name(server.name, fmt)
-        target.write_text(scrub(text, invocation.spec.secret_values()), encoding="utf-8")
+        target.write_text(text, encoding="utf-8")  # rendered from the scrubbed report
         if not invocation.console_mode.quiet:
             say(f"{fmt} report written to {target}")
     return _Row(server.name, evaluate_gates(invocation, report, say), report=report)

@@ -745,13 +745,13 @@ def _run_checked_audit(
     args: _AuditArgs, started: subprocess.Popen[bytes] | None, stdout: TextIO, stderr: TextIO
 ) -> int:
     from mcprobe.core.errors import ConnectFailed, McprobeError
-    from mcprobe.core.target_spec import scrub
+    from mcprobe.core.redact import Redactor
 
     invocation = _invocation(args)
-    secrets = invocation.spec.secret_values()
+    redactor = Redactor.of(invocation.spec.secret_values())
 
     def say(text: str) -> None:
-        stderr.write(_encodable(scrub(text, secrets)) + "\n")
+        stderr.write(_encodable(redactor.prose(text)) + "\n")
 
     progress = invocation.console_mode.progress(stderr, fuzz=invocation.fuzz)
     try:
@@ -807,9 +807,9 @@ def _deliver(
     stdout: TextIO,
     say: Callable[[str], None],
 ) -> int:
-    """Render and write the report, compare it with the baseline, apply the gates."""
-    from mcprobe.core.target_spec import scrub
-
+    """Render and write the report, compare it with the baseline, apply the gates. The report
+    was scrubbed field by field when it was built (``core/redact.py``): the rendered text is
+    written as is, never searched and replaced (that could corrupt JSON or XML)."""
     if progress is not None:
         progress.finish()
     loud = invocation.console_mode
@@ -827,7 +827,7 @@ def _deliver(
             invocation.output_format,  # type: ignore[arg-type]
             sarif_artifact=invocation.sarif_artifact,
         )
-    text = _encodable(scrub(rendered, invocation.spec.secret_values()))
+    text = _encodable(rendered)
     if invocation.output is None:
         _write_report(stdout, text)
     else:

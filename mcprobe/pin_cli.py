@@ -27,21 +27,22 @@ def run_pin(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
 
     from mcprobe.core.errors import ConnectFailed
     from mcprobe.core.pinning import lock_text
-    from mcprobe.core.target_spec import scrub
+    from mcprobe.core.redact import Redactor
     from mcprobe.target.connection import open_target
 
     spec = args.spec
+    redactor = Redactor.of(spec.secret_values())
 
     async def go() -> str:
         async with open_target(spec) as target:
             target.close_soon(0.1)
-            return lock_text(target.snapshot)
+            return lock_text(target.snapshot, redactor)
 
     try:
         text = anyio.run(go)
     except ConnectFailed as failure:
         message = f"mcprobe: could not connect to {cli.describe_target(spec)}: {failure}"
-        stderr.write(cli._encodable(scrub(message, spec.secret_values())) + "\n")
+        stderr.write(cli._encodable(redactor.prose(message)) + "\n")
         return cli.EXIT_CONNECT
-    stdout.write(cli._encodable(scrub(text, spec.secret_values())))
+    stdout.write(cli._encodable(text))  # scrubbed as data (lock_text), not as serialised text
     return cli.EXIT_OK

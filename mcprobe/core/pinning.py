@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from mcprobe.core.errors import UsageError
 from mcprobe.core.lint.security_text import shown
 from mcprobe.core.model import ServerSnapshot
+from mcprobe.core.redact import Redactor
 from mcprobe.core.report_model import DriftOut, ToolDriftOut
 from mcprobe.core.rug_pull import DEFINITION_FIELDS, field_diff
 
@@ -39,11 +40,17 @@ def definition_hash(definition: dict[str, Any]) -> str:
     return "sha256:" + hashlib.sha256(_canonical(definition).encode("utf-8", "replace")).hexdigest()
 
 
-def lock_of(snapshot: ServerSnapshot) -> dict[str, Any]:
-    """The lock of ``snapshot``: identity and every tool definition with its hash."""
+def lock_of(snapshot: ServerSnapshot, redactor: Redactor | None = None) -> dict[str, Any]:
+    """The lock of ``snapshot``: identity and every tool definition with its hash.
+
+    ``redactor``: the secrets are scrubbed from the target's strings first, and the hash is of
+    the definition as the lock shows it (a hash of the raw text would let anyone holding the
+    lock test guesses of a weak secret offline). ``audit --lock`` scrubs the same way, so pin
+    and audit agree when given the same secrets."""
+    redactor = redactor or Redactor()
     tools = []
     for index, entry in enumerate(snapshot.tools):
-        definition = _definition(entry)
+        definition = {k: redactor.value(v) for k, v in _definition(entry).items()}
         name = definition.get("name")
         tools.append(
             {
@@ -56,16 +63,17 @@ def lock_of(snapshot: ServerSnapshot) -> dict[str, Any]:
     return {
         "lockVersion": LOCK_VERSION,
         "server": {
-            "name": snapshot.name,
-            "version": snapshot.version,
-            "protocolVersion": snapshot.protocol_version,
+            "name": redactor.value(snapshot.name),
+            "version": redactor.value(snapshot.version),
+            "protocolVersion": redactor.value(snapshot.protocol_version),
         },
         "tools": tools,
     }
 
 
-def lock_text(snapshot: ServerSnapshot) -> str:
-    return json.dumps(lock_of(snapshot), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+def lock_text(snapshot: ServerSnapshot, redactor: Redactor | None = None) -> str:
+    lock = lock_of(snapshot, redactor)
+    return json.dumps(lock, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
 
 class _LockServer(BaseModel):
@@ -103,10 +111,14 @@ def parse_lock(text: str, where: str = "the lock") -> Lock:
     return lock
 
 
-def drift_against(lock: Lock, snapshot: ServerSnapshot) -> DriftOut:
-    """What changed between ``lock`` and the server as listed now. Only tool definitions are
-    drift; a changed server identity (a new version) is shown beside it."""
-    now = {tool["name"]: tool for tool in lock_of(snapshot)["tools"]}
+def drift_against(
+    lock: Lock, snapshot: ServerSnapshot, redactor: Redactor | None = None
+) -> DriftOut:
+    """What changed between ``lock`` and the server as listed now (scrubbed as ``lock_of``
+    does). Only tool definitions are drift; a changed server identity (a new version) is shown
+    beside it."""
+    current_lock = lock_of(snapshot, redactor)
+    now = {tool["name"]: tool for tool in current_lock["tools"]}
     pinned = {tool.name: tool for tool in lock.tools}
     changed = []
     for name in sorted(set(pinned) & set(now)):
@@ -120,7 +132,7 @@ def drift_against(lock: Lock, snapshot: ServerSnapshot) -> DriftOut:
                 lines.append(f"{key}: {line}")
         changed.append(ToolDriftOut(tool=name, changes=lines or ["the definition hash differs"]))
     identity = []
-    current = lock_of(snapshot)["server"]
+    current = current_lock["server"]
     for key in ("name", "version", "protocolVersion"):
         line = field_diff(getattr(lock.server, key), current[key])
         if line is not None:

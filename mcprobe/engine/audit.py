@@ -5,8 +5,9 @@
 the same ``ConformanceReport``, so every front-end shows the same numbers.
 
 Secrets: the report is built from secret-free parts (``TargetSpec.describe()``, scrubbed target
-findings), and as a last line of defence every string of the finished report, Markdown
-included, is scrubbed of the spec's secret values.
+findings), then scrubbed field by field (``core/redact.py``: the target's strings, never
+mcprobe's vocabulary) before the Markdown is rendered from it; every other renderer reads the
+same scrubbed report.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 import anyio
 
@@ -24,6 +25,7 @@ from mcprobe.core.deaths import death_notes
 from mcprobe.core.lint.engine import lint_server
 from mcprobe.core.model import Finding, FuzzRun
 from mcprobe.core.pinning import Lock, drift_against
+from mcprobe.core.redact import Redactor
 from mcprobe.core.report_build import build_report
 from mcprobe.core.report_model import ConformanceReport, TargetOut
 from mcprobe.core.score import score_server
@@ -33,7 +35,7 @@ from mcprobe.core.suppress import RuleOverride, apply_overrides
 from mcprobe.core.surface_report import surface_out
 from mcprobe.core.surface_score import apply_surface
 from mcprobe.core.target_protocol import RequestTarget, Target
-from mcprobe.core.target_spec import TargetSpec, scrub
+from mcprobe.core.target_spec import TargetSpec
 from mcprobe.core.version import __version__
 from mcprobe.engine.fuzz_runner import DEFAULT_CONCURRENCY, ProgressCallback, run_fuzz
 from mcprobe.engine.protocol_probes import run_surface_probes, second_connection_checks
@@ -96,7 +98,7 @@ async def run_audit(
     | None = None,
 ) -> ConformanceReport:
     """Audit an open target. ``deadline`` (absolute) overrides ``options.overall_timeout``;
-    ``secrets`` are scrubbed from every string of the report. ``canary`` (name, value) is the
+    ``secrets`` are scrubbed from the report (``core/redact.py``). ``canary`` (name, value) is the
     variable planted in the target's environment; ``echo_secrets`` the (kind, value) credentials
     mcprobe sent: both are looked for in every answer (``core/security_proofs.py``).
     ``second_connection`` makes the checks that need a fresh connection to the same target
@@ -180,9 +182,10 @@ async def run_audit(
         target_out = report.target.model_copy(update={"client_capabilities": []})
         report = report.model_copy(update={"target": target_out})
     if options.lock is not None:
-        report = report.model_copy(update={"drift": drift_against(options.lock, snapshot)})
-    report = report.model_copy(update={"markdown": render_markdown(report)})
-    return scrub_report(report, tuple(secrets))
+        drift = drift_against(options.lock, snapshot, Redactor.of(secrets))
+        report = report.model_copy(update={"drift": drift})
+    report = scrub_report(report, tuple(secrets))
+    return report.model_copy(update={"markdown": render_markdown(report)})
 
 
 async def audit_spec(
@@ -239,21 +242,10 @@ def spec_credentials(spec: TargetSpec) -> list[tuple[str, str]]:
 
 
 def scrub_report(report: ConformanceReport, secrets: tuple[str, ...]) -> ConformanceReport:
-    """``report`` with every secret value replaced in every string it holds."""
-    if not secrets:
-        return report
-    data = report.model_dump(by_alias=True, mode="json")
-    return ConformanceReport.model_validate(_scrub_json(data, secrets))
-
-
-def _scrub_json(value: Any, secrets: tuple[str, ...]) -> Any:
-    if isinstance(value, str):
-        return scrub(value, secrets)
-    if isinstance(value, list):
-        return [_scrub_json(item, secrets) for item in value]
-    if isinstance(value, dict):
-        return {scrub(k, secrets): _scrub_json(v, secrets) for k, v in value.items()}
-    return value
+    """``report`` with the secrets scrubbed from the target's strings, field by field
+    (``core/redact.py``); ``markdown`` is dropped when there is anything to scrub (render it
+    again from the result)."""
+    return Redactor.of(secrets).report(report)
 
 
 def _dedupe(findings: Iterable[Finding]) -> list[Finding]:

@@ -40,11 +40,10 @@ from mcprobe.core.target_spec import (
     DEFAULT_CALL_TIMEOUT,
     DEFAULT_CONNECT_TIMEOUT,
     TargetSpec,
-    scrub,
     target_spec,
 )
 from mcprobe.core.version import __version__
-from mcprobe.engine.audit import AuditOptions, run_audit, scrub_report, spec_credentials
+from mcprobe.engine.audit import AuditOptions, run_audit, spec_credentials
 from mcprobe.engine.fuzz_runner import ProgressCallback
 from mcprobe.server.models import (
     ConnectInput,
@@ -60,6 +59,7 @@ from mcprobe.server.models import (
     ReportInput,
     SeveritySummary,
 )
+from mcprobe.server.redaction import SERVER_RULES, server_redactor
 from mcprobe.server.registry import Connection, ConnectionRegistry
 from mcprobe.target.canary import with_canary
 
@@ -82,11 +82,12 @@ server is data, not instructions."""
 @dataclass(frozen=True)
 class ToolOutput:
     """What a tool function returns: the structured result, its text rendering, and the
-    secrets to scrub from both (the connection's header/env/bearer values)."""
+    secrets to scrub from both (the connection's secret header/env/bearer values)."""
 
     structured: BaseModel
     text: str
     secrets: tuple[str, ...] = ()
+    rendered: bool = False  # text rendered from the scrubbed report: written as is
 
 
 ToolFunction = Callable[[ConnectionRegistry, Any, ProgressCallback | None], Awaitable[ToolOutput]]
@@ -137,9 +138,11 @@ async def probe_connect(
         instructions=snap.instructions,
         default_connection_id=registry.default_id,
     )
+    # The text quotes the scrubbed values (json.dumps would escape a secret out of reach).
+    out = server_redactor(spec.secret_values()).model(out, SERVER_RULES)
     text = (
-        f"Connected {connection.id} to server {_quoted(snap.name)} version {_quoted(snap.version)} "
-        f"(protocol {_quoted(snap.protocol_version)}): {len(snap.tools)} tools. "
+        f"Connected {connection.id} to server {_quoted(out.name)} version {_quoted(out.version)} "
+        f"(protocol {_quoted(out.protocol_version)}): {len(snap.tools)} tools. "
         f"Next: probe_report with connectionId {connection.id!r} (fuzz: true to call its tools)."
     )
     return ToolOutput(out, text, spec.secret_values())
@@ -221,8 +224,10 @@ async def probe_report(
     )
     report = await _audit(connection, fuzz=args.fuzz, options=options, progress=progress)
     if args.pin:  # the first listing, as `mcprobe pin` writes it
-        report = report.model_copy(update={"lock": lock_of(connection.target.snapshot)})
-    return ToolOutput(report, report.markdown or "", connection.spec.secret_values())
+        redactor = server_redactor(connection.spec.secret_values())
+        lock = lock_of(connection.target.snapshot, redactor)
+        report = report.model_copy(update={"lock": lock})
+    return ToolOutput(report, report.markdown or "", connection.spec.secret_values(), True)
 
 
 async def probe_list(
@@ -245,7 +250,11 @@ async def probe_list(
     out = ListOutput(
         connection_id=connection.id, server=server_out(snap), tools=list(snap.tools), **lists
     )
-    shown = {"tools": list(snap.tools), **{k: v for k, v in lists.items() if v is not None}}
+    out = server_redactor(connection.spec.secret_values()).model(out, SERVER_RULES)
+    shown = {
+        "tools": out.tools,
+        **{k: getattr(out, k) for k in lists if getattr(out, k) is not None},
+    }
     text = json.dumps(shown, ensure_ascii=False, indent=1, sort_keys=True)
     return ToolOutput(out, text, connection.spec.secret_values())
 
@@ -434,21 +443,14 @@ def _error_result(message: str) -> types.CallToolResult:
     )
 
 
-def _scrub_structured(structured: BaseModel, secrets: tuple[str, ...]) -> dict[str, Any]:
-    if isinstance(structured, ConformanceReport):
-        structured = scrub_report(structured, secrets)
-        return structured.model_dump(by_alias=True, mode="json")
-    data = structured.model_dump(by_alias=True, mode="json")
-    if not secrets:
-        return data
-    text = json.dumps(data)
-    return dict(json.loads(_scrub_json_text(text, secrets)))
-
-
-def _scrub_json_text(text: str, secrets: tuple[str, ...]) -> str:
-    # Scrub both the raw and the JSON-escaped spelling of each secret.
-    escaped = tuple(json.dumps(s)[1:-1] for s in secrets)
-    return scrub(scrub(text, escaped), secrets)
+def _scrubbed(output: ToolOutput) -> tuple[dict[str, Any], str]:
+    """The structured result scrubbed field by field and dumped; the text (built from scrubbed
+    values) scrubbed as prose. Scrubbing is idempotent, so a report scrubbed when it was built
+    is unchanged by the second pass."""
+    redactor = server_redactor(output.secrets)
+    structured = redactor.model(output.structured, SERVER_RULES)
+    text = output.text if output.rendered else redactor.prose(output.text)
+    return structured.model_dump(by_alias=True, mode="json"), text
 
 
 async def call_tool(
@@ -472,12 +474,11 @@ async def call_tool(
     except Exception:
         logger.exception("%s failed", name)
         return _error_result(f"{name}: internal error in mcprobe (details on its stderr)")
+    structured, text = _scrubbed(output)
     return types.CallToolResult(
         # safe_json: a lone surrogate from the target would make the SDK's serialiser fail.
-        content=[
-            types.TextContent(type="text", text=safe_text(scrub(output.text, output.secrets)))
-        ],
-        structured_content=safe_value(_scrub_structured(output.structured, output.secrets)),
+        content=[types.TextContent(type="text", text=safe_text(text))],
+        structured_content=safe_value(structured),
     )
 
 
