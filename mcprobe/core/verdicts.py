@@ -72,6 +72,8 @@ class VerdictKind:
     - ``dimensions``: the dimensions whose points it can cost (empty: it costs none).
     - ``sarif_id`` / ``title`` / ``summary``: its SARIF rule (``None``: not a SARIF result);
       ``title`` is also the JUnit failure message.
+    - ``advice``: more of the fix, for where a reader sees the rule rather than the report (the
+      SARIF rule's ``help`` is ``fix`` then ``advice``); the report's fix plan stays one line.
     """
 
     key: str
@@ -86,6 +88,7 @@ class VerdictKind:
     probe_problem: str = ""
     summary: str = ""
     sarif_id: str | None = None
+    advice: str = ""
 
 
 _FUZZ = frozenset({ERROR_HANDLING, LIVENESS})
@@ -107,6 +110,8 @@ VERDICTS: tuple[VerdictKind, ...] = (
         "that is not valid JSON-RPC, and did so again when replayed alone on the restarted "
         "target.",
         sarif_id="behavior.protocol_crash",
+        advice="Over stdio, write nothing but JSON-RPC messages to stdout (log to stderr): one "
+        "stray line breaks the transport.",
     ),
     VerdictKind(
         key="crashLoop",
@@ -170,6 +175,7 @@ VERDICTS: tuple[VerdictKind, ...] = (
         summary="A deliberately malformed call (it fails the tool's own input schema) came back "
         "as a successful result instead of being rejected.",
         sarif_id="behavior.silently_accepted",
+        advice="Name the offending field in the error, so the caller can correct the call.",
     ),
     VerdictKind(
         key="unknownToolAccepted",
@@ -194,6 +200,7 @@ VERDICTS: tuple[VerdictKind, ...] = (
         summary="The tool declares an outputSchema, but a successful valid call returned no "
         "structuredContent or structuredContent that does not validate against it.",
         sarif_id="behavior.output_schema_violation",
+        advice="If the result is right and the schema is wrong, fix the schema instead.",
     ),
     VerdictKind(
         key="emptySuccess",
@@ -275,6 +282,8 @@ VERDICTS: tuple[VerdictKind, ...] = (
         summary="An error text shows a traceback, a stack frame, a source location (file and "
         "line, or a package directory) or a qualified exception class.",
         sarif_id="behavior.leak",
+        advice="Log the internals to stderr instead, and answer with a short message the caller "
+        "can act on.",
     ),
     VerdictKind(
         key="slowValidCalls",

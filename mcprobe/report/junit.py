@@ -9,7 +9,13 @@ One ``<testsuite>`` per audit. Test cases, in order:
   (``behavior.*``, the SARIF rules of the verdict catalogue ``core/verdicts.py``),
   ``<skipped/>`` when it was not run;
 - per tool skipped by the safety rule or ``maxTools``, ``fuzz`` with ``<skipped/>`` and the reason;
-- the once-per-server ``fuzz unknown_tool`` probe.
+- the once-per-server ``fuzz unknown_tool`` probe;
+- per prompt or resource with findings, ``lint <name>`` in class ``<base>.prompts`` /
+  ``<base>.resources``;
+- per resource, prompt, protocol or HTTP check and subject, ``<check id> <subject>``: failing when
+  the check failed, ``<skipped/>`` when inconclusive or not applicable
+  (``report/junit_surface.py``);
+- with ``--lock``: ``drift against the lock``, and a failing ``drift`` case per drifted tool.
 
 Tools are known only through the report (findings, coverage, fuzz cases): without fuzz, a tool
 with no finding has no test case. Everything from the target is hostile: characters that XML 1.0
@@ -23,6 +29,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 
 from mcprobe.core.report_model import ConformanceReport, FindingOut, FuzzResultOut
+from mcprobe.report.junit_surface import JUnitCase, drift_cases, surface_cases
 from mcprobe.report.sarif import arguments_text, behaviour_failures, excerpt
 
 # XML 1.0 Char production: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]
@@ -62,7 +69,7 @@ def _tool_order(report: ConformanceReport) -> list[str]:
 
 def _finding_line(finding: FindingOut) -> str:
     where = finding.location
-    place = where.tool or "server"
+    place = where.tool or where.prompt or where.resource or "server"
     if where.param:
         place += f".{where.param}"
     return f"[{finding.severity}] {finding.code} at {place}: {finding.message} Fix: {finding.hint}"
@@ -116,6 +123,29 @@ def _fuzz_case(suite: ET.Element, classname: str, result: FuzzResultOut) -> None
         _element("system-out", case).text = xml_safe("\n".join(detail))
 
 
+def _emit(suite: ET.Element, case: JUnitCase) -> None:
+    element = _element("testcase", suite, classname=case.classname, name=case.name, time="0.000")
+    if case.outcome == "pass":
+        if case.text:
+            _element("system-out", element).text = xml_safe(case.text)
+        return
+    child = _element(case.outcome, element, message=case.message, type=case.type)
+    if case.text:
+        child.text = xml_safe(case.text)
+
+
+def _surface_lint_key(finding: FindingOut) -> tuple[str, str] | None:
+    """``("prompts", name)`` / ``("resources", uri)`` for a tool-less prompt/resource finding."""
+    where = finding.location
+    if where.tool is not None:
+        return None
+    if where.prompt is not None:
+        return ("prompts", where.prompt)
+    if where.resource is not None:
+        return ("resources", where.resource)
+    return None
+
+
 def _count(cases: Iterable[ET.Element], child: str) -> int:
     return sum(1 for case in cases if case.find(child) is not None)
 
@@ -137,8 +167,13 @@ def render_junit(report: ConformanceReport) -> str:
 
     base = f"mcprobe.{server}"
     by_tool: dict[str | None, list[FindingOut]] = {}
+    by_subject: dict[tuple[str, str], list[FindingOut]] = {}
     for finding in report.findings:
-        by_tool.setdefault(finding.location.tool, []).append(finding)
+        key = _surface_lint_key(finding)
+        if key is not None:
+            by_subject.setdefault(key, []).append(finding)
+        else:
+            by_tool.setdefault(finding.location.tool, []).append(finding)
     _lint_case(suite, base, "server lint", by_tool.get(None, []))
     for tool in _tool_order(report):
         _lint_case(suite, f"{base}.{tool}", "lint", by_tool.get(tool, []))
@@ -151,6 +186,10 @@ def render_junit(report: ConformanceReport) -> str:
     probe = report.unknown_tool_probe
     if probe is not None and probe not in report.fuzz:
         _fuzz_case(suite, base, probe)
+    for (area, subject), findings in by_subject.items():
+        _lint_case(suite, f"{base}.{area}", f"lint {subject}", findings)
+    for extra in [*surface_cases(base, report, excerpt), *drift_cases(base, report)]:
+        _emit(suite, extra)
 
     cases = suite.findall("testcase")
     total_ms = sum(r.latency_ms for r in report.fuzz)

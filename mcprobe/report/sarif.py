@@ -1,8 +1,10 @@
 """SARIF 2.1.0 rendering of a ``ConformanceReport``, for code-scanning dashboards.
 
-One SARIF result per lint finding and one per behavioural failure of a fuzz case (a case that
-is both silently accepted and leaky yields two results). ``ruleId`` is stable: the lint code
-(``tool.missing_description``) or a behavioural check name (``behavior.silently_accepted``).
+One SARIF result per lint finding, one per behavioural failure of a fuzz case (a case that is
+both silently accepted and leaky yields two results), one per failed resource, prompt, protocol
+or HTTP check, and one per tool that drifted from the lock (``report/sarif_surface.py``).
+``ruleId`` is stable: the lint code (``tool.missing_description``), a behavioural check name
+(``behavior.silently_accepted``), a check id (``resources.not_found``) or ``drift.*``.
 Every result names the tool (and parameter) as ``logicalLocations``; behavioural results quote
 the exact arguments that reproduce them. Rule ids, titles, descriptions and fix texts come from the
 verdict catalogue (``core/verdicts.py``), the same words the Markdown report uses.
@@ -24,6 +26,7 @@ from typing import Any
 
 from mcprobe.core.report_model import ConformanceReport, FindingOut, FuzzResultOut
 from mcprobe.core.verdicts import VERDICTS, VerdictKind, sarif_verdicts
+from mcprobe.report.sarif_surface import drift_results, drift_rules, surface_results, surface_rules
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -154,7 +157,7 @@ def _behaviour_rules() -> list[dict[str, Any]]:
             _sarif_id(kind),
             title=kind.title,
             summary=kind.summary,
-            fix=kind.fix,
+            fix=f"{kind.fix} {kind.advice}" if kind.advice else kind.fix,
             level=_LEVEL_BY_SEVERITY[kind.severity.value],
             tag="behavior",
         )
@@ -163,6 +166,30 @@ def _behaviour_rules() -> list[dict[str, Any]]:
 
 
 # --------------------------------------------------------------------------- results
+
+
+def _finding_locations(server: str, finding: FindingOut) -> list[dict[str, Any]]:
+    """A tool (and parameter), else a resource URI or a prompt (and its argument), else the
+    server."""
+    where = finding.location
+    if where.tool is None and where.resource is not None:
+        uri = where.resource
+        return [{"name": uri, "fullyQualifiedName": f"{server}/{uri}", "kind": "resource"}]
+    if where.tool is None and where.prompt is not None:
+        fqn = f"{server}/prompts/{where.prompt}"
+        locations: list[dict[str, Any]] = [
+            {"name": where.prompt, "fullyQualifiedName": fqn, "kind": "function"}
+        ]
+        if where.param is not None:
+            locations.append(
+                {
+                    "name": where.param,
+                    "fullyQualifiedName": f"{fqn}.{where.param}",
+                    "kind": "parameter",
+                }
+            )
+        return locations
+    return _logical_locations(server, where.tool, where.param)
 
 
 def _logical_locations(server: str, tool: str | None, param: str | None) -> list[dict[str, Any]]:
@@ -183,6 +210,15 @@ def _fingerprint(*parts: str | None) -> str:
     return hashlib.sha256(joined.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
+def _finding_fingerprint(finding: FindingOut) -> str:
+    where = finding.location
+    parts = [finding.code, where.tool, where.param, where.pointer]
+    # Appended only when present, so a tool finding keeps the fingerprint it always had.
+    if where.resource is not None or where.prompt is not None:
+        parts += [where.resource, where.prompt]
+    return _fingerprint(*parts)
+
+
 def _finding_result(server: str, finding: FindingOut) -> dict[str, Any]:
     where = finding.location
     text = finding.message
@@ -192,10 +228,8 @@ def _finding_result(server: str, finding: FindingOut) -> dict[str, Any]:
         "ruleId": finding.code,
         "level": _LEVEL_BY_SEVERITY[finding.severity],
         "message": {"text": text},
-        "logicalLocations": _logical_locations(server, where.tool, where.param),
-        "partialFingerprints": {
-            "mcprobeFinding/v1": _fingerprint(finding.code, where.tool, where.param, where.pointer)
-        },
+        "logicalLocations": _finding_locations(server, finding),
+        "partialFingerprints": {"mcprobeFinding/v1": _finding_fingerprint(finding)},
         "properties": {"pointer": where.pointer} if where.pointer else {},
     }
 
@@ -239,10 +273,12 @@ def _behaviour_sarif_results(server: str, report: ConformanceReport) -> Iterator
 def render_sarif(report: ConformanceReport, *, artifact_uri: str | None = None) -> str:
     """The report as a SARIF 2.1.0 log (one run), two-space indented JSON."""
     server = report.server.name or "server"
-    rules = _lint_rules(report) + _behaviour_rules()
+    rules = _lint_rules(report) + _behaviour_rules() + surface_rules() + drift_rules()
     rule_index = {rule["id"]: i for i, rule in enumerate(rules)}
     results = [_finding_result(server, f) for f in report.findings]
     results.extend(_behaviour_sarif_results(server, report))
+    results.extend(surface_results(server, report, _fingerprint))
+    results.extend(drift_results(server, report, _fingerprint))
     for result in results:
         result["ruleIndex"] = rule_index[result["ruleId"]]
         if not result["properties"]:
@@ -273,6 +309,9 @@ def render_sarif(report: ConformanceReport, *, artifact_uri: str | None = None) 
             "critical": list(report.critical),
         },
     }
+    if report.drift is not None and report.drift.server:
+        # Identity changes against the lock are shown, not drift: no result, a property.
+        run["properties"]["lockIdentityChanges"] = list(report.drift.server)
     if artifact_uri is not None:
         run["artifacts"] = [{"location": {"uri": artifact_uri}}]
     log = {"$schema": SARIF_SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}

@@ -47,7 +47,8 @@ def test_sarif_help_junit_fix_and_markdown_fix_are_the_same_catalogue_text() -> 
         for rule in json.loads(render_sarif(report))["runs"][0]["tool"]["driver"]["rules"]
     }
     silently = verdict("silentlyAccepted")
-    assert rules["behavior.silently_accepted"] == silently.fix
+    # SARIF help: the fix, then the catalogue's advice for a reader who sees only the rule
+    assert rules["behavior.silently_accepted"] == f"{silently.fix} {silently.advice}"
     junit = ET.fromstring(render_junit(report))
     texts = [f.text or "" for f in junit.iter("failure") if f.get("type") == silently.sarif_id]
     assert texts and all(f"fix: {silently.fix}" in text for text in texts)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -80,6 +81,28 @@ def test_a_reworded_description_and_an_added_tool_are_drift_and_fail_with_6(
     assert code == cli.EXIT_DRIFT == 6
     assert "## Drift against the lock" in out and "**added** `close_ticket`" in out
     assert "drift against --lock: 1 added, 0 removed, 1 changed" in err
+
+
+def test_sarif_and_junit_carry_the_drift_of_the_next_release(lock_file: Path) -> None:
+    argv = ("--lock", str(lock_file), *_target("honest-v2"))
+    code, out, err = _cli("audit", "--format", "sarif", *argv)
+    assert code == 0, err
+    drift = [r for r in json.loads(out)["runs"][0]["results"] if r["ruleId"].startswith("drift.")]
+    assert [(r["ruleId"], r["locations"][0]["logicalLocations"][0]["name"]) for r in drift] == [
+        ("drift.added", "close_ticket"),
+        ("drift.changed", "list_tickets"),
+    ]
+    assert "`Lists open and closed tickets.`" in drift[1]["message"]["text"]
+    code, out, err = _cli("audit", "--format", "junit", *argv)
+    assert code == 0, err
+    cases = {(c.get("classname"), c.get("name")): c for c in ET.fromstring(out).iter("testcase")}
+    failure = cases[("mcprobe.poisoned-demo.list_tickets", "drift")].find("failure")
+    assert failure is not None and failure.get("type") == "drift.changed"
+    assert cases[("mcprobe.poisoned-demo", "drift against the lock")].find("failure") is None
+    # the pinned release itself: the comparison is recorded, nothing fails or is a result
+    code, out, _ = _cli("audit", "--format", "sarif", "--lock", str(lock_file), *_target("honest"))
+    assert code == 0
+    assert not any(r["ruleId"].startswith("drift.") for r in json.loads(out)["runs"][0]["results"])
 
 
 def test_pin_calls_no_tool_and_refuses_audit_only_options(lock_file: Path) -> None:

@@ -9,8 +9,10 @@ from typing import Any
 import jsonschema
 import pytest
 
+from mcprobe.core.checks import CHECKS
 from mcprobe.core.lint.registry import LINT_RULES
 from mcprobe.report.sarif import BEHAVIOUR_RULES, render_sarif
+from mcprobe.report.sarif_surface import DRIFT_RULES
 from tests.support.report_samples import clean_report, sample_report
 
 
@@ -62,7 +64,8 @@ def test_one_result_per_finding_and_per_behavioural_failure() -> None:
 def test_a_clean_server_has_no_results_but_still_declares_its_rules() -> None:
     log = json.loads(render_sarif(clean_report()))
     assert log["runs"][0]["results"] == []
-    assert len(log["runs"][0]["tool"]["driver"]["rules"]) == len(LINT_RULES) + len(BEHAVIOUR_RULES)
+    declared = len(LINT_RULES) + len(BEHAVIOUR_RULES) + len(CHECKS) + len(DRIFT_RULES)
+    assert len(log["runs"][0]["tool"]["driver"]["rules"]) == declared
 
 
 def test_every_result_points_at_a_declared_rule_with_description_and_help() -> None:
