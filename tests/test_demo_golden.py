@@ -138,3 +138,17 @@ LINT_CODES = {
     "param.missing_description",
     "server.no_tools",
 }
+
+
+async def test_the_demo_target_audited_without_fuzz_never_scores_above_the_same_target_fuzzed() -> (
+    None
+):
+    with anyio.fail_after(60):
+        async with open_target(DEMO_SPEC) as target:
+            static = await run_audit(target, fuzz=False, connection_id="c1")
+            fuzzed = await run_audit(target, fuzz=True, connection_id="c1")
+    behaviour = {"errorHandling", "liveness"}
+    assert all(not d.measured for d in static.dimensions if d.key in behaviour)
+    assert all(d.measured for d in fuzzed.dimensions if d.key in behaviour)
+    assert static.overall is not None and fuzzed.overall is not None
+    assert static.overall <= fuzzed.overall

@@ -338,6 +338,20 @@ def _case_name(result: CaseResult) -> str:
     return f"{result.tool} {result.label}"
 
 
+MIN_CONCLUSIVE_CASES = 3
+"""A behavioural dimension scored from fewer conclusive cases is "not measured" (SPEC §5.1): one
+or two answers are an anecdote, not a rate, and must not move the overall."""
+
+
+def _too_few(dimension: str, sent: Sequence[CaseResult]) -> Dimension | None:
+    if 0 < len(sent) < MIN_CONCLUSIVE_CASES:
+        noun = "case" if len(sent) == 1 else "cases"
+        least = MIN_CONCLUSIVE_CASES
+        reason = f"not measured (only {len(sent)} conclusive {noun}; at least {least} needed)"
+        return _dimension(dimension, None, [reason])
+    return None
+
+
 def _not_measured_reason(fuzz: FuzzRun, what: str) -> str:
     if not fuzz.coverage.fuzzed_tools:
         return f"not measured: no {what} was sent (every tool was skipped)"
@@ -394,6 +408,9 @@ def error_handling_dimension(fuzz: FuzzRun | None) -> Dimension:
         sent.append(flat)
     if not sent:
         return _dimension("errorHandling", None, [_not_measured_reason(fuzz, "malformed case")])
+    too_few = _too_few("errorHandling", sent)
+    if too_few is not None:
+        return too_few
     rejected = sum(1 for r in sent if r.rejected)
     score = 10.0 * rejected / len(sent)
     probes = [
@@ -456,6 +473,9 @@ def liveness_dimension(fuzz: FuzzRun | None) -> Dimension:
         if unbuildable:
             reason += f"; no valid arguments could be built for {_names(unbuildable)}"
         return _dimension("liveness", None, [reason])
+    too_few = _too_few("liveness", sent)
+    if too_few is not None:
+        return too_few
     clean = sum(1 for r in sent if _clean(r))
     base = 10.0 * clean / len(sent)
     reasons = [

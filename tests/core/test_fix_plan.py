@@ -128,7 +128,7 @@ def test_time_server_report_maps_every_deduction_to_a_fix() -> None:
         "metadata": 6.0,  # the empty prompts/resources lists are honest answers
         "schemaQuality": 10.0,
         "errorHandling": 10.0,
-        "liveness": 0.0,
+        "liveness": None,  # two valid calls are too few to score; their fixes stay (below)
         "security": 10.0,
     }
     plan = plan_fixes(report)
@@ -215,8 +215,10 @@ def test_a_clean_fuzzed_server_has_an_empty_plan() -> None:
 
 
 def test_latency_penalty_gets_its_own_fix() -> None:
-    results = [result("a", "valid", Outcome.OK, {}, message="fine", latency_ms=600.0)]
-    plan = plan_fixes(audit(server(["a"]), results))
+    results = [
+        result(n, "valid", Outcome.OK, {}, message="fine", latency_ms=600.0) for n in "abc"
+    ]  # three valid calls: enough to measure liveness
+    plan = plan_fixes(audit(server(["a", "b", "c"]), results))
     assert plan.other == [
         "Answer valid calls faster: their p50 latency is 600 ms, over the 200 ms budget "
         "(−0.5 per 100 ms over); move slow work off the call path, or cache it."

@@ -97,6 +97,11 @@ def run(
     )
 
 
+def valid_calls(n: int = 3, *, latency: float = 10.0) -> list[CaseResult]:
+    """``n`` clean valid calls, one per tool t0…: enough to measure liveness (3 or more)."""
+    return [case(f"t{i}", "valid", Outcome.OK, latency=latency) for i in range(n)]
+
+
 def scores(snap: ServerSnapshot, findings: list[Finding], fuzz: FuzzRun | None) -> list[object]:
     return [d.score for d in score_server(snap, findings, fuzz).dimensions]
 
@@ -283,15 +288,31 @@ def test_every_tool_skipped_means_fuzz_dimensions_are_not_measured() -> None:
     assert "every tool was skipped" in liveness.reasons[0]
 
 
-def test_only_the_unknown_tool_probe_still_measures_error_handling() -> None:
+def test_the_unknown_tool_probe_alone_is_too_few_cases_to_measure_error_handling() -> None:
     probe = case("mcprobe_nonexistent_tool", "unknown_tool", Outcome.OK)
     errors = score_server(snapshot(1), [], run([], fuzzed=(), probe=probe)).dimensions[2]
-    assert errors.score == 0.0
+    assert errors.score is None
+    assert errors.reasons == ("not measured (only 1 conclusive case; at least 3 needed)",)
+
+
+def test_a_behavioural_dimension_needs_three_conclusive_cases_and_stays_out_of_the_overall() -> (
+    None
+):
+    two = run([*valid_calls(2), case("t0", "wrong_type:a", Outcome.OK)])
+    score = score_server(snapshot(2), [], two)
+    _, _, errors, liveness, _ = score.dimensions
+    assert liveness.score is None and not liveness.measured
+    assert liveness.reasons == ("not measured (only 2 conclusive cases; at least 3 needed)",)
+    assert errors.score is None  # one silently accepted case is no rate
+    assert score.overall == score_server(snapshot(2), [], None).overall  # static dimensions only
+    three = run([*valid_calls(3), *(case("t0", f"wrong_type:{p}", Outcome.OK) for p in "abc")])
+    _, _, errors, liveness, _ = score_server(snapshot(3), [], three).dimensions
+    assert (errors.score, liveness.score) == (0.0, 10.0)  # from 3 cases on: measured
 
 
 def test_no_constructible_valid_case_leaves_liveness_not_measured() -> None:
     fuzz = run(
-        [case("t0", "wrong_type:a", Outcome.TOOL_ERROR)],
+        [case("t0", f"wrong_type:{p}", Outcome.TOOL_ERROR) for p in "abc"],
         tool_cases=(ToolCases("t0", (), valid_constructible=False),),
     )
     _, _, errors, liveness, _ = score_server(snapshot(1), [], fuzz).dimensions
@@ -303,13 +324,13 @@ def test_no_constructible_valid_case_leaves_liveness_not_measured() -> None:
 def test_cases_not_run_are_not_counted() -> None:
     fuzz = run(
         [
-            case("t0", "valid", Outcome.OK),
-            case("t0", "wrong_type:a", Outcome.TOOL_ERROR),
-            case("t1", "valid", Outcome.NOT_RUN),
-            case("t1", "wrong_type:a", Outcome.NOT_RUN),
+            *valid_calls(3),
+            *(case("t0", f"wrong_type:{p}", Outcome.TOOL_ERROR) for p in "abc"),
+            case("t3", "valid", Outcome.NOT_RUN),
+            case("t3", "wrong_type:a", Outcome.NOT_RUN),
         ]
     )
-    assert scores(snapshot(2), [], fuzz)[2:4] == [10.0, 10.0]
+    assert scores(snapshot(4), [], fuzz)[2:4] == [10.0, 10.0]
 
 
 def test_output_schema_violations_and_empty_successes_are_not_clean() -> None:
@@ -350,9 +371,9 @@ def test_rejected_valid_example_costs_liveness_and_says_to_accept_or_correct_it(
 
 
 def test_internal_error_on_a_valid_call_blames_the_handler_not_the_schema() -> None:
-    fuzz = run([case("a", "valid", Outcome.PROTOCOL_ERROR, error_code=-32603)])
-    (reason,) = score_server(snapshot(1), [], fuzz).dimensions[3].reasons[1:]
-    assert reason.startswith("−10: internal error -32603 on a valid call (1): a valid — ")
+    fuzz = run([case(t, "valid", Outcome.PROTOCOL_ERROR, error_code=-32603) for t in "abc"])
+    (reason,) = score_server(snapshot(3), [], fuzz).dimensions[3].reasons[1:]
+    assert reason.startswith("−10: internal error -32603 on a valid call (3): a valid, b valid")
     assert "fix the handler" in reason and "examples" not in reason
 
 
@@ -367,8 +388,8 @@ def test_every_metadata_and_latency_deduction_maps_to_a_fix() -> None:
         prompts_count=None,  # advertised, and both lists failed
         resources_count=None,
     )
-    short = snapshot(2, instructions="Hi.", capabilities={})
-    slow = run([case("t0", "valid", Outcome.OK, latency=450)])
+    short = snapshot(3, instructions="Hi.", capabilities={})
+    slow = run(valid_calls(3, latency=450))
     dimensions = [
         *score_server(bare, [], None).dimensions,
         *score_server(short, [], slow).dimensions,
@@ -407,12 +428,13 @@ def test_fuzz_deductions_list_their_cases_and_tools() -> None:
         [
             case("a", "wrong_type:x", Outcome.OK),
             case("b", "missing_required:y", Outcome.OK),
+            case("b", "wrong_type:y", Outcome.OK),
         ]
     )
     errors = score_server(snapshot(2), [], fuzz).dimensions[2]
     (deduction,) = errors.deductions
     assert (deduction.cause, deduction.amount) == ("silentlyAccepted", 10.0)
-    assert deduction.cases == ("a wrong_type:x", "b missing_required:y")
+    assert deduction.cases == ("a wrong_type:x", "b missing_required:y", "b wrong_type:y")
     assert deduction.tools == ("a", "b")
 
 
@@ -430,19 +452,19 @@ def test_fuzz_deductions_list_their_cases_and_tools() -> None:
 def test_latency_penalty_is_half_a_point_per_100ms_over_200ms(
     latency: float, expected: float
 ) -> None:
-    fuzz = run([case("t0", "valid", Outcome.OK, latency=latency)])
-    assert scores(snapshot(1), [], fuzz)[3] == expected
+    fuzz = run(valid_calls(3, latency=latency))
+    assert scores(snapshot(3), [], fuzz)[3] == expected
 
 
 def test_p50_latency_ignores_timeouts_which_already_count_as_failures() -> None:
     fuzz = run(
         [
-            case("t0", "valid", Outcome.OK, latency=100),
-            case("t1", "valid", Outcome.TIMEOUT, latency=30_000),
+            *valid_calls(2, latency=100),
+            case("t2", "valid", Outcome.TIMEOUT, latency=30_000),
         ]
     )
-    liveness = score_server(snapshot(2), [], fuzz).dimensions[3]
-    assert liveness.score == 5.0
+    liveness = score_server(snapshot(3), [], fuzz).dimensions[3]
+    assert liveness.score == 6.7
     assert not any("latency" in r for r in liveness.reasons)
 
 
@@ -517,11 +539,11 @@ def test_overall_rounds_at_the_grade_boundary(p50: float, overall: int, grade: s
     rounding itself is test_rounding_is_half_up_not_bankers.)"""
     fuzz = run(
         [
-            case("t0", "valid", Outcome.OK, latency=p50),
-            case("t0", "wrong_type:a", Outcome.TOOL_ERROR),
+            *valid_calls(3, latency=p50),
+            *(case("t0", f"wrong_type:{p}", Outcome.TOOL_ERROR) for p in "abc"),
         ]
     )
-    score = score_server(snapshot(1, title=None), [], fuzz)
+    score = score_server(snapshot(3, title=None), [], fuzz)
     assert [d.score for d in score.dimensions][:3] == [9.0, 10.0, 10.0]
     assert score.overall == overall
     assert score.grade == grade
@@ -597,9 +619,9 @@ def test_an_advertised_capability_that_answers_with_an_empty_list_costs_no_metad
 
 
 def test_slow_valid_calls_and_lint_findings_are_deductions_of_their_own_verdicts() -> None:
-    slow = score_server(snapshot(1), [], run([case("t0", "valid", Outcome.OK, latency=450)]))
+    slow = score_server(snapshot(3), [], run(valid_calls(3, latency=450)))
     assert [d.cause for d in slow.dimensions[3].deductions] == ["slowValidCalls"]
-    fast = score_server(snapshot(1), [], run([case("t0", "valid", Outcome.OK, latency=50)]))
+    fast = score_server(snapshot(3), [], run(valid_calls(3, latency=50)))
     assert fast.dimensions[3].deductions == ()
     lint = [Finding("param.untyped", Severity.WARNING, "m", Location("t0", "a"), "h")]
     (deduction,) = score_server(snapshot(1), lint, None).dimensions[1].deductions
@@ -631,15 +653,15 @@ def test_inconclusive_results_count_in_no_dimension() -> None:
         [
             refused,
             rejection,
-            case("b", "valid", Outcome.OK),
-            case("b", "wrong_type:x", Outcome.TOOL_ERROR),
+            *valid_calls(3),
+            *(case("t0", f"wrong_type:{p}", Outcome.TOOL_ERROR) for p in "xyz"),
         ]
     )
-    dims = score_server(snapshot(2), [], fuzz).dimensions
-    assert dims[2].reasons[0].startswith("1 of 1 malformed cases rejected cleanly")
-    assert dims[3].reasons[0].startswith("1 of 1 valid calls succeeded cleanly")
-    conclusive = run([replace(refused, inconclusive=None), case("b", "valid", Outcome.OK)])
-    assert score_server(snapshot(2), [], conclusive).dimensions[3].score == 5.0
+    dims = score_server(snapshot(4), [], fuzz).dimensions
+    assert dims[2].reasons[0].startswith("3 of 3 malformed cases rejected cleanly")
+    assert dims[3].reasons[0].startswith("3 of 3 valid calls succeeded cleanly")
+    conclusive = run([replace(refused, inconclusive=None), *valid_calls(3)])
+    assert score_server(snapshot(4), [], conclusive).dimensions[3].score == 7.5
 
 
 def test_a_run_whose_every_valid_call_is_inconclusive_leaves_liveness_not_measured() -> None:
@@ -649,3 +671,19 @@ def test_a_run_whose_every_valid_call_is_inconclusive_leaves_liveness_not_measur
     liveness = score_server(snapshot(1), [], run([refused])).dimensions[3]
     assert liveness.score is None
     assert "inconclusive" in liveness.reasons[0]
+
+
+@pytest.mark.parametrize("title", [None, "Calculator"])
+def test_fuzzing_a_server_that_behaves_can_only_raise_its_static_score(title: str | None) -> None:
+    """The documented bound (README scoring): a static overall never exceeds the same server
+    fuzzed with clean behaviour; fuzzing lowers it only by proven faults."""
+    snap = snapshot(3, title=title)
+    nit = [finding("tool.thin_description", Severity.WARNING, "t0")]
+    static = score_server(snap, nit, None).overall
+    clean = run(
+        [*valid_calls(3), *(case("t0", f"wrong_type:{p}", Outcome.TOOL_ERROR) for p in "abc")]
+    )
+    faulty = run([*valid_calls(3), *(case("t0", f"wrong_type:{p}", Outcome.OK) for p in "abc")])
+    assert static is not None
+    assert static <= (score_server(snap, nit, clean).overall or 0)
+    assert static > (score_server(snap, nit, faulty).overall or 0)  # a proven fault costs

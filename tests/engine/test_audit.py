@@ -50,13 +50,15 @@ async def test_session_findings_join_the_lint_findings_once() -> None:
 
 async def test_fuzzing_audit_scores_behaviour_and_names_critical_tools() -> None:
     async def respond(name: str, arguments: JSON) -> RawCall:
-        return ok_text("accepted") if name == "sloppy" else tool_error("rejected")
+        return ok_text("accepted") if name.startswith("sloppy") else tool_error("rejected")
 
-    tools = (int_tool("strict"), int_tool("sloppy"))
-    target = target_with(*tools, respond=respond)
+    # three accepted valid calls (strict's synthesized one is refused: inconclusive), so that
+    # liveness has the 3 conclusive cases it needs to be measured
+    names = ["strict", "sloppy", "sloppy_b", "sloppy_c"]
+    target = target_with(*(int_tool(n) for n in names), respond=respond)
     with anyio.fail_after(5):
         report = await run_audit(target, fuzz=True, options=AuditOptions(concurrency=2))
-    assert report.coverage is not None and report.coverage.fuzzed == ["strict", "sloppy"]
+    assert report.coverage is not None and report.coverage.fuzzed == names
     assert {d.key for d in report.dimensions if d.measured} == {
         "metadata",
         "schemaQuality",

@@ -328,9 +328,10 @@ def test_time_server_with_rejected_valid_calls_is_never_told_nothing_to_fix() ->
 def test_nothing_to_fix_appears_only_when_nothing_was_deducted() -> None:
     clean = fix_lines(audit(server(["a"]), [result("a", "valid", Outcome.OK, {}, message="fine")]))
     assert clean == [CLEAN]
-    slow = fix_lines(
-        audit(server(["a"]), [result("a", "valid", Outcome.OK, {}, message="x", latency_ms=900)])
-    )
+    slow_calls = [
+        result(n, "valid", Outcome.OK, {}, message="x", latency_ms=900) for n in "abc"
+    ]  # three valid calls: enough to measure liveness
+    slow = fix_lines(audit(server(["a", "b", "c"]), slow_calls))
     assert slow == [
         "1. Answer valid calls faster: their p50 latency is 900 ms, over the 200 ms budget "
         "(−0.5 per 100 ms over); move slow work off the call path, or cache it."
