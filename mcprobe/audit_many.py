@@ -273,7 +273,7 @@ def summary_table(rows: list[_Row]) -> str:
         if report is None:
             table.append((_clean(row.server), row.problem or "-", "-", "-", "-", str(row.code)))
             continue
-        score = "not measured" if report.overall is None else str(report.overall)
+        score = "not graded" if report.overall is None else str(report.overall)
         critical = str(len(report.critical)) if report.coverage is not None else "not fuzzed"
         table.append(
             (_clean(row.server), score, report.grade, critical, _security(report), str(row.code))

@@ -875,14 +875,17 @@ def _write_report(stdout: TextIO, text: str) -> None:
 
 
 def _score_text(report: ConformanceReport) -> str:
+    if report.not_graded is not None:
+        return f"not graded ({report.not_graded})"
     if report.overall is None:
         return "not measured"
     return f"{report.overall}/100, grade {report.grade}"
 
 
 def _nothing_fuzzed(invocation: AuditInvocation, report: ConformanceReport) -> str | None:
-    """Why a requested fuzz gate cannot judge anything (zero tools fuzzed), or None. Without
-    ``--fuzz`` the gates judge the static audit as before."""
+    """Why a requested gate cannot judge anything, or None: zero tools fuzzed with ``--fuzz``,
+    or a report that is not graded (a server with tools none of which was called, e.g. no
+    ``--fuzz``). A server without tools is graded from the static audit and judged on it."""
     gates = [
         name
         for name, on in (
@@ -892,10 +895,16 @@ def _nothing_fuzzed(invocation: AuditInvocation, report: ConformanceReport) -> s
         if on
     ]
     coverage = report.coverage
-    if not invocation.fuzz or not gates or coverage is None or coverage.fuzzed_tools > 0:
+    if not gates:
         return None
-    why = "; ".join(f"{s.tool}: {s.reason}" for s in coverage.skipped) or "the server lists none"
-    return f"{' and '.join(gates)} with --fuzz, but no tool was fuzzed ({why})"
+    if invocation.fuzz and coverage is not None and coverage.fuzzed_tools == 0:
+        why = (
+            "; ".join(f"{s.tool}: {s.reason}" for s in coverage.skipped) or "the server lists none"
+        )
+        return f"{' and '.join(gates)} with --fuzz, but no tool was fuzzed ({why})"
+    if report.not_graded is not None:
+        return f"{' and '.join(gates)}, but the report is not graded: {report.not_graded}"
+    return None
 
 
 def evaluate_gates(

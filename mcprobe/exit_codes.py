@@ -20,7 +20,9 @@ class ExitCode:
 EXIT_CODES: tuple[ExitCode, ...] = (
     ExitCode(0, "the audit completed and every gate passed (findings alone do not fail a run)"),
     ExitCode(
-        1, "usage error: bad option or value, no target or two, unwritable output, bad config"
+        1,
+        "usage error: bad option or value, no target or two, unwritable output, bad config, a "
+        "gate over a report that is not graded (no tool was called)",
     ),
     ExitCode(
         2, "could not connect to the target (missing command, failed handshake, HTTP refusal)"

@@ -208,7 +208,8 @@ if summary:
     with open(summary, "a", encoding="utf-8") as fh:
         fh.write(render_step_summary(report, compared))
         fh.write("\n<details><summary>Full report</summary>\n\n" + markdown + "\n</details>\n")
-print(f"mcprobe: score {score or 'not measured'}, grade {report.grade}", file=sys.stderr)
+shown = score or (f"not graded ({report.not_graded})" if report.not_graded else "not measured")
+print(f"mcprobe: score {shown}, grade {report.grade}", file=sys.stderr)
 print(score)
 PY
 )
@@ -224,7 +225,7 @@ if [ "$status" -ne 0 ]; then
 fi
 if [ -n "$min_score" ]; then
   if [ -z "$score" ]; then
-    error "no overall score was measured, so min-score $min_score cannot be met"; exit 3
+    error "the report is not graded (no tool was called; see the log), so min-score $min_score cannot be met"; exit 3
   fi
   if [ "$score" -lt "$min_score" ]; then
     error "score $score is below min-score $min_score"; exit 3

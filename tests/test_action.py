@@ -189,7 +189,10 @@ def test_http_target_with_bearer_from_env_never_shows_the_token(
     url, token = http_demo_with_bearer
     proc, outputs = _run(tmp_path, INPUT_URL=url, INPUT_FUZZ="false", MCPROBE_TARGET_TOKEN=token)
     assert proc.returncode == 0, proc.stderr
-    assert outputs["grade"] in {"A", "B", "C", "D", "F"}
+    # fuzz "false" on a server with tools: not graded, and the step says so instead of a score
+    assert (outputs["grade"], outputs["score"]) == ("-", "")
+    assert "score not graded (no tool was called (the audit ran without fuzz)" in proc.stderr
+    assert "**Not graded:** no tool was called" in (tmp_path / "summary.md").read_text("utf-8")
     shown = [proc.stdout, proc.stderr, (tmp_path / "github_output").read_text(encoding="utf-8")]
     shown += [p.read_text(encoding="utf-8") for p in (tmp_path / "reports").iterdir()]
     shown.append((tmp_path / "summary.md").read_text(encoding="utf-8"))

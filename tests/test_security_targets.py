@@ -14,14 +14,14 @@ from mcprobe.engine.audit import audit_spec
 from tests.targets import POISONED
 
 
-def _audit(mode: str) -> ConformanceReport:
+def _audit(mode: str, *, fuzz: bool = False) -> ConformanceReport:
     spec = TargetSpec(
         "stdio", command=sys.executable, args=(str(POISONED), mode), connect_timeout=10.0
     )
 
     async def run() -> ConformanceReport:
         with anyio.fail_after(60):
-            return await audit_spec(spec, fuzz=False)
+            return await audit_spec(spec, fuzz=fuzz)
 
     return anyio.run(run)
 
@@ -48,16 +48,26 @@ def test_every_poisoning_behaviour_is_found_with_its_evidence(poisoned: Conforma
     assert "⟨U+200B ×35⟩" in hidden.message
 
 
-def test_a_poisoned_server_scores_f_with_security_leading_the_critical_callout(
+def test_a_poisoned_server_scores_f_with_security_leading_the_critical_callout() -> None:
+    fuzzed = _audit("poisoned", fuzz=True)
+    assert fuzzed.overall is not None and fuzzed.overall <= 39
+    assert fuzzed.grade == "F"
+    security = next(d for d in fuzzed.dimensions if d.key == "security")
+    assert security.score == 0
+    assert fuzzed.critical_problems[0].kind == "securityCritical"
+    assert fuzzed.markdown is not None and "## Critical behavior" in fuzzed.markdown
+    assert "has a critical security finding" in fuzzed.markdown
+
+
+def test_a_poisoned_server_audited_without_fuzz_is_not_graded_but_security_still_leads(
     poisoned: ConformanceReport,
 ) -> None:
-    assert poisoned.overall is not None and poisoned.overall <= 39
-    assert poisoned.grade == "F"
+    assert (poisoned.overall, poisoned.grade) == (None, "-")  # no tool called: no grade at all
+    assert poisoned.not_graded is not None
     security = next(d for d in poisoned.dimensions if d.key == "security")
     assert security.score == 0
     assert poisoned.critical_problems[0].kind == "securityCritical"
-    assert poisoned.markdown is not None and "## Critical behavior" in poisoned.markdown
-    assert "has a critical security finding" in poisoned.markdown
+    assert poisoned.markdown is not None and "has a critical security finding" in poisoned.markdown
 
 
 def test_honest_look_alikes_produce_no_security_finding_and_a_full_security_score() -> None:

@@ -10,6 +10,7 @@ import anyio
 import pytest
 
 from mcprobe.core.report_model import ConformanceReport
+from mcprobe.core.score import round_half_up
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.audit import AuditOptions, audit_spec
 
@@ -172,3 +173,26 @@ async def test_the_library_and_probe_report_take_surface_false_too() -> None:
     assert report.server.name  # connected, listed and linted all the same
     assert ReportInput.model_validate({"surface": False}).surface is False
     assert ReportInput.model_validate({}).surface is True
+
+
+async def test_surface_checks_alone_never_grade_a_server_whose_listed_tool_was_not_called() -> None:
+    report = await _audit()  # lists `noop`, no --fuzz: the checks measure EH and Liveness
+    measured = {d.key for d in report.dimensions if d.measured}
+    assert {"errorHandling", "liveness"} <= measured
+    assert (report.overall, report.grade) == (None, "-")
+    assert report.not_graded is not None and "the audit ran without fuzz" in report.not_graded
+    assert "Overall score: not graded" in (report.markdown or "")
+
+
+async def test_a_server_without_tools_is_graded_from_its_resource_and_prompt_checks() -> None:
+    report = await _audit("no_tools")
+    assert report.not_graded is None
+    measured = [d.score for d in report.dimensions if d.score is not None]
+    assert len(measured) == 5  # Error Handling and Liveness measured by the checks alone
+    assert report.overall is not None and report.grade != "-"
+    assert report.overall == round_half_up(10 * sum(measured) / len(measured))
+
+
+async def test_the_same_server_with_its_tool_called_is_graded() -> None:
+    report = await _audit(fuzz=True)
+    assert report.not_graded is None and report.overall is not None

@@ -131,6 +131,26 @@ def test_without_fuzz_three_conclusive_checks_measure_a_dimension_and_two_do_not
     assert apply_surface(_score(dim), three).dimensions[0].score == 6.7
 
 
+def test_checks_that_measure_error_handling_never_grade_a_server_whose_tools_were_not_called() -> (
+    None
+):
+    dims = (
+        Dimension("metadata", "Metadata", 10.0, ()),
+        Dimension("errorHandling", "Error Handling", None, ("not measured",)),
+    )
+    checks = [
+        check_result("prompts.unknown_name", Verdict.PASS, "x"),
+        check_result("resources.not_found", Verdict.PASS, "x"),
+        check_result("prompts.missing_argument", Verdict.PASS, "x"),
+    ]
+    ungraded = Score(overall=None, grade="-", dimensions=dims, not_graded="no tool was called")
+    after = apply_surface(ungraded, checks)
+    assert after.dimensions[1].score == 10.0  # the dimension is still measured and shown
+    assert (after.overall, after.grade, after.not_graded) == (None, "-", "no tool was called")
+    no_tools = apply_surface(Score(overall=100, grade="A", dimensions=dims), checks)
+    assert (no_tools.overall, no_tools.grade, no_tools.not_graded) == (100, "A", None)
+
+
 def test_version_negotiation_fails_on_an_echo_or_a_refusal_and_is_inconclusive_when_lost() -> None:
     from mcprobe.core.protocol import UNKNOWN_VERSION, judge_version_negotiation
 

@@ -144,7 +144,8 @@ class BaselineDiff:
         """One line per thing that got worse (what ``--fail-on-regression`` gates on)."""
         lines = []
         if self.overall.worse:
-            lines.append(f"overall score {_num(self.overall.before)} → {_num(self.overall.after)}")
+            before, after = _graded(self.overall.before), _graded(self.overall.after)
+            lines.append(f"overall score {before} → {after}")
         lines += [
             f"{d.name} {_num(d.before)} → {_num(d.after)}" for d in self.dimensions if d.worse
         ]
@@ -173,6 +174,11 @@ class BaselineDiff:
 
 def _num(value: float | None) -> str:
     return "not measured" if value is None else f"{value:g}"
+
+
+def _graded(value: float | None) -> str:
+    """An overall score; None is a report that was not graded (no tool was called)."""
+    return "not graded" if value is None else f"{value:g}"
 
 
 def _where(location: _Location) -> str:

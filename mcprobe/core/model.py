@@ -357,6 +357,10 @@ class Dimension:
 
 @dataclass(frozen=True)
 class Score:
+    """``overall`` None and grade ``-``: not graded; ``not_graded`` says why when the cause is
+    that no tool of a server with tools was called (``core/grading.py``)."""
+
     overall: int | None
-    grade: str  # A-F, or "-" when nothing was measured
+    grade: str  # A-F, or "-" when not graded
     dimensions: tuple[Dimension, ...]
+    not_graded: str | None = None

@@ -255,6 +255,7 @@ def build_report(
         ),
         overall=score.overall,
         grade=score.grade,
+        not_graded=score.not_graded,
         dimensions=[
             DimensionOut(
                 key=d.key,

@@ -16,7 +16,7 @@ from pydantic.alias_generators import to_camel
 from mcprobe.core.safe_json import safe_value
 from mcprobe.core.target_spec import Transport
 
-SCHEMA_VERSION = "1.6"
+SCHEMA_VERSION = "1.7"
 
 
 class WireModel(BaseModel):
@@ -306,8 +306,13 @@ class ConformanceReport(WireModel):
     connection_id: str | None = None
     target: TargetOut | None = None
     server: ServerOut
-    overall: int | None = Field(description="0-100, or null when nothing was measured")
-    grade: str = Field(description="A-F, or '-' when nothing was measured")
+    overall: int | None = Field(description="0-100, or null when not graded")
+    grade: str = Field(description="A-F, or '-' when not graded")
+    not_graded: str | None = Field(
+        default=None,
+        description="why there is no overall score and grade: no tool of a server that lists "
+        "tools was called, so their behaviour was not measured (null: graded)",
+    )
     dimensions: list[DimensionOut]
     coverage: CoverageOut | None = Field(default=None, description="null without fuzz")
     critical: list[str] = Field(default_factory=list, description="critical behaviour lines")

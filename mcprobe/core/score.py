@@ -45,6 +45,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from mcprobe.core.grading import ungraded_reason
 from mcprobe.core.model import (
     CaseResult,
     Deduction,
@@ -575,10 +576,14 @@ def score_server(
 ) -> Score:
     """Score a server: every dimension of ``DIMENSIONS``, overall = half-up round(10 × mean of
     the measured dimensions' one-decimal scores), bounded by the dimensions' caps, and its grade
-    ("-" when nothing was measured)."""
+    ("-" when nothing was measured). A server with tools none of which was called is not graded
+    at all (``core/grading.py``): its dimensions are scored, its overall is None."""
     inputs = ScoreInputs(snapshot=snapshot, findings=findings, fuzz=fuzz)
     scored = [(spec, spec.score(inputs)) for spec in DIMENSIONS]
     dimensions = tuple(dimension for _, dimension in scored)
+    not_graded = ungraded_reason(snapshot.tools, fuzz)
+    if not_graded is not None:
+        return Score(overall=None, grade="-", dimensions=dimensions, not_graded=not_graded)
     measured = [d.score for d in dimensions if d.score is not None]
     if not measured:
         return Score(overall=None, grade="-", dimensions=dimensions)

@@ -45,6 +45,9 @@ __all__ = [
     "DEFAULT_MAX_TOOLS",
     "NEEDS_DESTRUCTIVE",
     "NEEDS_WRITES",
+    "NOT_REQUESTED",
+    "TASK_REQUIRED",
+    "UNKNOWN_REQUESTED",
     "ConsentLevel",
     "Selection",
     "consent_level",
@@ -65,6 +68,8 @@ NEEDS_DESTRUCTIVE = (
     "may be destructive (neither readOnlyHint: true nor destructiveHint: false); pass "
     "fuzzDestructive: true (CLI --fuzz-destructive) to call it"
 )
+NOT_REQUESTED = "not in the requested tools"
+UNKNOWN_REQUESTED = "requested, but the server lists no tool of that name"
 TASK_REQUIRED = (
     'requires task-augmented calls (execution.taskSupport: "required", MCP 2025-11-25 tasks); '
     "mcprobe sends plain tools/call requests, which such a tool may refuse, so it is not fuzzed"
@@ -162,7 +167,7 @@ def select_tools(
             continue
         seen.add(name)
         if wanted_set is not None and name not in wanted_set:
-            skipped.append(SkippedTool(name, "not in the requested tools"))
+            skipped.append(SkippedTool(name, NOT_REQUESTED))
             continue
         if requires_task(tool):
             skipped.append(SkippedTool(name, TASK_REQUIRED))

@@ -11,7 +11,9 @@ inconclusive or not-applicable one. Each check's catalogue record names its dime
   (list, read, template read, prompts/get): when fuzzing measured the dimension, −1 per failed
   check, at most −3 per dimension; when it did not (no ``--fuzz``), the checks measure it alone
   as ``10 × passed / conclusive`` — if at least ``MIN_CONCLUSIVE`` of them are conclusive (SPEC
-  §5.1: fewer is "not measured").
+  §5.1: fewer is "not measured"). Measured that way they are shown, but they never grade a
+  server whose listed tools were not called (``Score.not_graded``, ``core/grading.py``): its
+  overall stays None.
 
 Every deduction is a ``model.Deduction`` with cause ``surfaceCheck`` (``core.verdicts``): its
 reason line names the check and how many subjects failed it.
@@ -120,6 +122,8 @@ def apply_surface(score: Score, checks: Sequence[CheckResult]) -> Score:
             dimensions.append(_deduct(dimension, failed, "surface") if failed else dimension)
         else:
             dimensions.append(_measure(dimension, mine))
+    if score.not_graded is not None:  # no tool was called: the checks never grade the tools
+        return dataclasses.replace(score, dimensions=tuple(dimensions))
     measured = [d.score for d in dimensions if d.score is not None]
     if not measured:
         return Score(overall=None, grade="-", dimensions=tuple(dimensions))

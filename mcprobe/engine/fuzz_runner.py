@@ -73,7 +73,12 @@ from mcprobe.core.model import (
     SkippedTool,
     TargetDeath,
 )
-from mcprobe.core.selection import DEFAULT_MAX_TOOLS, select_tools, unknown_tool_name
+from mcprobe.core.selection import (
+    DEFAULT_MAX_TOOLS,
+    UNKNOWN_REQUESTED,
+    select_tools,
+    unknown_tool_name,
+)
 from mcprobe.core.target_protocol import RestartableTarget, Target
 
 __all__ = ["DEFAULT_CONCURRENCY", "MAX_RESTARTS", "ProgressCallback", "run_fuzz"]
@@ -436,10 +441,7 @@ async def run_fuzz(
     probe = run.results[n_cases]
 
     skipped = list(selection.skipped)
-    skipped += [
-        SkippedTool(name, "requested, but the server lists no tool of that name")
-        for name in selection.unknown_included
-    ]
+    skipped += [SkippedTool(name, UNKNOWN_REQUESTED) for name in selection.unknown_included]
     flat = run.results[flat_index] if flat_index is not None else None
     finished = [r for i, r in enumerate(run.results[:n_cases]) if r is not None and i != flat_index]
     return FuzzRun(

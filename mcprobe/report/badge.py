@@ -21,7 +21,7 @@ def _width(text: str) -> int:
 
 def render_badge(overall: int | None, grade: str, label: str = "mcprobe") -> str:
     """The badge SVG (one line, ends with a newline)."""
-    value = "not measured" if overall is None else f"{overall}/100 {grade}"
+    value = "not graded" if overall is None else f"{overall}/100 {grade}"
     colour = _COLOURS.get(grade, _GREY) if overall is not None else _GREY
     left, right = _width(label), _width(value)
     total = left + right

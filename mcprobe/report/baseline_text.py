@@ -17,11 +17,17 @@ def _num(value: float | None) -> str:
 
 
 def _change(change: ScoreChange) -> str:
+    # The overall is None only when the report was not graded (no tool was called).
+    num = _graded if change.name == "overall" else _num
     if change.before is not None and change.after is not None:
         delta = change.after - change.before
         sign = "+" if delta > 0 else "−"
-        return f"{_num(change.before)} → {_num(change.after)} ({sign}{abs(delta):.3g})"
-    return f"{_num(change.before)} → {_num(change.after)}"
+        return f"{num(change.before)} → {num(change.after)} ({sign}{abs(delta):.3g})"
+    return f"{num(change.before)} → {num(change.after)}"
+
+
+def _graded(value: float | None) -> str:
+    return "not graded" if value is None else f"{value:g}"
 
 
 def render_baseline(diff: BaselineDiff) -> list[str]:
@@ -35,7 +41,7 @@ def render_baseline(diff: BaselineDiff) -> list[str]:
             f"vs baseline: overall {_change(overall)}, grade {diff.grade[0]} → {diff.grade[1]}"
         )
     else:
-        lines.append(f"vs baseline: overall unchanged at {_num(overall.after)}")
+        lines.append(f"vs baseline: overall unchanged at {_graded(overall.after)}")
     for dim in diff.dimensions:
         word = "worse" if dim.worse else "better" if dim.after is not None else "changed"
         lines.append(f"  {word}: {dim.name} {_change(dim)}")

@@ -180,6 +180,10 @@ def render_html(report: ConformanceReport) -> str:
         f'<span class="grade g-{esc(report.grade)}" id="grade">{esc(report.grade)}</span></div>'
         "</header>",
     ]
+    if report.not_graded is not None:
+        parts.append(
+            f'<p id="not-graded"><strong>Not graded:</strong> {esc(report.not_graded, 800)}</p>'
+        )
     if report.coverage is None:
         parts.append('<p class="muted">Not fuzzed: the tools were not called (no --fuzz).</p>')
     else:

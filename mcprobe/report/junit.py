@@ -162,6 +162,7 @@ def render_junit(report: ConformanceReport) -> str:
         ("mcprobeVersion", report.mcprobe_version),
         ("overall", "" if report.overall is None else str(report.overall)),
         ("grade", report.grade),
+        ("notGraded", report.not_graded or ""),
     ):
         _element("property", properties, name=name, value=value)
 

@@ -306,6 +306,7 @@ def render_sarif(report: ConformanceReport, *, artifact_uri: str | None = None) 
             "server": {"name": report.server.name, "version": report.server.version},
             "overall": report.overall,
             "grade": report.grade,
+            "notGraded": report.not_graded,
             "critical": list(report.critical),
         },
     }

@@ -17,8 +17,10 @@ CRITICAL_LIMIT = 10
 def render_step_summary(report: ConformanceReport, extra: list[str] | None = None) -> str:
     """``extra``: more mcprobe lines to list (e.g. the baseline comparison)."""
     name = md_inline(report.server.name) if report.server.name else "(unnamed server)"
-    score = "not measured" if report.overall is None else f"**{report.overall}/100**"
+    score = "not graded" if report.overall is None else f"**{report.overall}/100**"
     lines = [f"### mcprobe: {name} — {score}, grade **{report.grade}**", ""]
+    if report.not_graded is not None:
+        lines += [f"**Not graded:** {md_prose(report.not_graded)}", ""]
     lines += ["| Dimension | | Score |", "|---|---|---|"]
     for dim in report.dimensions:
         value = "not measured" if dim.score is None else f"{dim.score:.1f}/10"

@@ -57,12 +57,17 @@ def render_terminal(report: ConformanceReport, *, colour: bool) -> str:
     """The summary, a dozen lines, ending with a newline."""
     paint = _Paint(colour)
     name = _safe(report.server.name) if report.server.name else "(unnamed server)"
-    if report.overall is None:
+    if report.not_graded is not None:
+        headline = paint("not graded", _BOLD, _YELLOW)
+    elif report.overall is None:
         headline = paint("not measured", _DIM)
     else:
         headline = paint(f"{report.overall}/100", _BOLD, score_colour(report.overall, 100))
     grade = paint(report.grade, _BOLD, _GRADE_COLOUR.get(report.grade, _DIM))
-    lines = [f"{paint('mcprobe', _BOLD)}  {name}  score {headline}  grade {grade}", ""]
+    lines = [f"{paint('mcprobe', _BOLD)}  {name}  score {headline}  grade {grade}"]
+    if report.not_graded is not None:
+        lines.append(paint(f"  not graded: {_safe(report.not_graded, 400)}", _YELLOW))
+    lines.append("")
     width = max((len(d.name) for d in report.dimensions), default=0)
     for dimension in report.dimensions:
         value = "not measured" if dimension.score is None else f"{dimension.score:4.1f}/10"

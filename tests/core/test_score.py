@@ -17,9 +17,18 @@ from mcprobe.core.model import (
     Outcome,
     ServerSnapshot,
     Severity,
+    SkippedTool,
     ToolCases,
 )
 from mcprobe.core.score import grade_for, round_half_up, score_server
+from mcprobe.core.selection import (
+    NEEDS_DESTRUCTIVE,
+    NEEDS_WRITES,
+    NOT_REQUESTED,
+)
+from mcprobe.core.selection import (
+    UNKNOWN_REQUESTED as UNKNOWN,
+)
 from mcprobe.core.verdicts import VERDICTS_BY_KEY, deduction_fix, deduction_reason
 from tests.support import builders
 from tests.support.synthetic_audits import clean_audit
@@ -269,15 +278,55 @@ def test_no_findings_is_a_perfect_schema_score_with_a_reason() -> None:
 def test_not_measured_dimensions_are_left_out_of_the_mean() -> None:
     snap = snapshot(2, title=None)  # metadata 9
     nit = [finding("tool.thin_description", Severity.WARNING, "t0")]  # 10 − 10 × 0.25/2 = 8.75
-    score = score_server(snap, nit, None)
+    score = score_server(snap, nit, run(valid_calls(2)))  # both tools called: two valid calls
     metadata, schema, errors, liveness, _security = score.dimensions
     assert (metadata.score, schema.score) == (9.0, 8.8)
     assert errors.score is None and not errors.measured
     assert liveness.score is None and not liveness.measured
-    assert errors.reasons == ("not measured: no fuzz run (enable fuzz)",)
+    assert errors.reasons == ("not measured: no malformed case was sent",)
     assert _security.score == 10.0  # always measured
     assert score.overall == 93  # 10 × (9.0 + 8.8 + 10) / 3, not diluted by zeros
-    assert score.grade == "A"
+    assert score.grade == "A" and score.not_graded is None
+
+
+def test_a_server_with_tools_audited_without_fuzz_is_not_graded_but_its_dimensions_are_scored() -> (
+    None
+):
+    snap = snapshot(2, title=None)
+    nit = [finding("tool.thin_description", Severity.WARNING, "t0")]
+    score = score_server(snap, nit, None)
+    assert (score.overall, score.grade) == (None, "-")
+    assert score.not_graded == (
+        "no tool was called (the audit ran without fuzz) — Error Handling and Liveness of the "
+        "tools were not measured; run with --fuzz (probe_report: fuzz: true)"
+    )
+    metadata, schema, errors, liveness, security = score.dimensions
+    assert (metadata.score, schema.score, security.score) == (9.0, 8.8, 10.0)
+    assert errors.reasons == ("not measured: no fuzz run (enable fuzz)",)
+    assert liveness.score is None
+
+
+def test_a_server_without_tools_audited_without_fuzz_is_graded_from_what_was_measured() -> None:
+    score = score_server(snapshot(0, title=None), [], None)
+    assert score.not_graded is None
+    assert (score.overall, score.grade) == (97, "A")  # 10 × (9 + 10 + 10) / 3
+
+
+def test_a_listing_of_only_malformed_tool_entries_counts_as_no_tools_for_the_grade() -> None:
+    garbage = replace(snapshot(0), tools=("not a tool", {"description": "no name"}))
+    assert score_server(garbage, [], None).not_graded is None
+    named = replace(snapshot(0), tools=("not a tool", {"name": "real"}))
+    assert score_server(named, [], None).not_graded is not None
+
+
+def test_one_call_to_one_listed_tool_is_enough_to_grade_and_the_probes_alone_are_not() -> None:
+    probe = case("mcprobe_nonexistent_tool", "unknown_tool", Outcome.PROTOCOL_ERROR)
+    only_probe = run([], fuzzed=("t0",), probe=probe)
+    assert score_server(snapshot(3), [], only_probe).overall is None
+    one_call = run([case("t0", "valid", Outcome.OK)], probe=probe)
+    assert score_server(snapshot(3), [], one_call).overall == 100
+    not_run = run([case("t0", "valid", Outcome.NOT_RUN)])
+    assert score_server(snapshot(3), [], not_run).overall is None
 
 
 def test_every_tool_skipped_means_fuzz_dimensions_are_not_measured() -> None:
@@ -304,7 +353,7 @@ def test_a_behavioural_dimension_needs_three_conclusive_cases_and_stays_out_of_t
     assert liveness.score is None and not liveness.measured
     assert liveness.reasons == ("not measured (only 2 conclusive cases; at least 3 needed)",)
     assert errors.score is None  # one silently accepted case is no rate
-    assert score.overall == score_server(snapshot(2), [], None).overall  # static dimensions only
+    assert score.overall == 100  # the static dimensions only: 10 × (10 + 10 + 10) / 3
     three = run([*valid_calls(3), *(case("t0", f"wrong_type:{p}", Outcome.OK) for p in "abc")])
     _, _, errors, liveness, _ = score_server(snapshot(3), [], three).dimensions
     assert (errors.score, liveness.score) == (0.0, 10.0)  # from 3 cases on: measured
@@ -551,9 +600,10 @@ def test_overall_rounds_at_the_grade_boundary(p50: float, overall: int, grade: s
 
 def test_an_unsupported_protocol_version_costs_metadata_and_keeps_a_server_out_of_grade_a() -> None:
     audit = clean_audit()
-    assert score_server(audit.snapshot, (), None).grade == "A"  # the control
+    called = run(valid_calls(1))
+    assert score_server(audit.snapshot, (), called).grade == "A"  # the control
     odd = replace(audit.snapshot, protocol_version="1999-01-01")
-    score = score_server(odd, (), None)
+    score = score_server(odd, (), called)
     metadata = next(d for d in score.dimensions if d.key == "metadata")
     assert metadata.score == 6.0
     assert '−4: unsupported protocol version "1999-01-01" negotiated' in metadata.reasons
@@ -561,20 +611,21 @@ def test_an_unsupported_protocol_version_costs_metadata_and_keeps_a_server_out_o
     (deduction,) = [d for d in metadata.deductions if d.cause == "unsupportedProtocolVersion"]
     assert deduction_fix(deduction.cause, deduction.params).startswith("Answer initialize")
     supported = replace(audit.snapshot, protocol_version="2024-11-05")
-    assert score_server(supported, (), None).grade == "A"
+    assert score_server(supported, (), called).grade == "A"
 
 
 def test_a_critical_security_finding_caps_the_overall_score_in_the_f_band() -> None:
     snap = snapshot(["add"], title="T", instructions="Adds numbers for the user, precisely.")
-    honest = score_server(snap, [], None)
+    called = run([case("add", "valid", Outcome.OK)])
+    honest = score_server(snap, [], called)
     poisoned = score_server(
-        snap, [finding("security.model_instruction", Severity.CRITICAL, "add")], None
+        snap, [finding("security.model_instruction", Severity.CRITICAL, "add")], called
     )
     assert honest.overall is not None and honest.overall > 39
     security = next(d for d in poisoned.dimensions if d.key == "security")
     assert security.score == 5.0
     assert poisoned.overall == 39 and poisoned.grade == "F"
-    error_only = score_server(snap, [finding("security.homoglyph", Severity.ERROR, "add")], None)
+    error_only = score_server(snap, [finding("security.homoglyph", Severity.ERROR, "add")], called)
     assert error_only.overall is not None and error_only.overall > 39  # only critical caps
 
 
@@ -673,17 +724,98 @@ def test_a_run_whose_every_valid_call_is_inconclusive_leaves_liveness_not_measur
     assert "inconclusive" in liveness.reasons[0]
 
 
+def _skipped(*pairs: tuple[str, str]) -> FuzzRun:
+    skipped = tuple(SkippedTool(tool, reason) for tool, reason in pairs)
+    return FuzzRun(results=(), coverage=Coverage(len(pairs), (), skipped))
+
+
+NO_CALL_RUNS = {
+    "no fuzz": None,
+    "consent": _skipped(("t0", NEEDS_WRITES), ("t1", NEEDS_DESTRUCTIVE), ("t2", NEEDS_DESTRUCTIVE)),
+    "tools filter": _skipped(
+        ("t0", NOT_REQUESTED), ("t1", NOT_REQUESTED), ("t2", NOT_REQUESTED), ("raed", UNKNOWN)
+    ),
+    "unbuildable": FuzzRun(
+        results=(),
+        coverage=Coverage(3, ("t0", "t1", "t2"), ()),
+        tool_cases=tuple(ToolCases(f"t{i}", (), valid_constructible=False) for i in range(3)),
+    ),
+    "deadline": FuzzRun(
+        results=tuple(case(f"t{i}", "valid", Outcome.NOT_RUN) for i in range(3)),
+        coverage=Coverage(3, ("t0", "t1", "t2"), ()),
+        deadline_hit=True,
+    ),
+}
+
+
+@pytest.mark.parametrize("cause", sorted(NO_CALL_RUNS))
 @pytest.mark.parametrize("title", [None, "Calculator"])
-def test_fuzzing_a_server_that_behaves_can_only_raise_its_static_score(title: str | None) -> None:
-    """The documented bound (README scoring): a static overall never exceeds the same server
-    fuzzed with clean behaviour; fuzzing lowers it only by proven faults."""
+def test_a_run_that_called_no_tool_never_scores_above_the_same_server_fully_fuzzed(
+    cause: str, title: str | None
+) -> None:
+    """The lead's rule (#10 item 8): without a call, the static mean (here 10 × (9|10 + 9.4 +
+    10) / 3 ≈ 95) would beat the same server fuzzed and caught silently accepting garbage; so a
+    server with tools that had none called gets no overall at all."""
     snap = snapshot(3, title=title)
     nit = [finding("tool.thin_description", Severity.WARNING, "t0")]
-    static = score_server(snap, nit, None).overall
+    unfuzzed = score_server(snap, nit, NO_CALL_RUNS[cause])
+    faulty = run([*valid_calls(3), *(case("t0", f"wrong_type:{p}", Outcome.OK) for p in "abc")])
     clean = run(
         [*valid_calls(3), *(case("t0", f"wrong_type:{p}", Outcome.TOOL_ERROR) for p in "abc")]
     )
-    faulty = run([*valid_calls(3), *(case("t0", f"wrong_type:{p}", Outcome.OK) for p in "abc")])
-    assert static is not None
-    assert static <= (score_server(snap, nit, clean).overall or 0)
-    assert static > (score_server(snap, nit, faulty).overall or 0)  # a proven fault costs
+    fully = [score_server(snap, nit, fuzz) for fuzz in (faulty, clean)]
+    static_dims = [d.score for d in unfuzzed.dimensions if d.score is not None]
+    static_mean = round_half_up(10 * sum(static_dims) / len(static_dims))
+    assert fully[0].overall is not None and static_mean > fully[0].overall  # the rule matters
+    assert unfuzzed.overall is None and unfuzzed.grade == "-"
+    assert unfuzzed.not_graded is not None
+    assert unfuzzed.not_graded.startswith("no tool was called (")
+    assert all(s.overall is not None and s.grade != "-" for s in fully)
+
+
+@pytest.mark.parametrize(
+    ("cause", "says"),
+    [
+        ("no fuzz", ["the audit ran without fuzz", "run with --fuzz"]),
+        (
+            "consent",
+            [
+                "3 tools need consent (1 additive-write, 2 possibly destructive)",
+                "pass --fuzz-writes or --fuzz-destructive (tool input fuzzWrites or "
+                "fuzzDestructive: true)",
+            ],
+        ),
+        (
+            "tools filter",
+            [
+                "the --tools filter matched no tool that could be called: no listed tool is "
+                "named 'raed'",
+                "check --tools",
+            ],
+        ),
+        ("unbuildable", ["no case could be built for any selected tool", "--examples"]),
+        (
+            "deadline",
+            ["every case was not run: the overall audit deadline", "raise --overall-timeout"],
+        ),
+    ],
+)
+def test_the_not_graded_reason_names_the_real_cause_and_what_to_pass(
+    cause: str, says: list[str]
+) -> None:
+    reason = score_server(snapshot(3), [], NO_CALL_RUNS[cause]).not_graded
+    assert reason is not None
+    assert "Error Handling and Liveness of the tools were not measured" in reason
+    for text in says:
+        assert text in reason
+    others = [t for c, texts in _REASON_WORDS.items() if c != cause for t in texts]
+    assert not any(text in reason for text in others)  # no cause it does not have
+
+
+_REASON_WORDS = {
+    "no fuzz": ["without fuzz"],
+    "consent": ["need consent", "--fuzz-writes"],
+    "tools filter": ["--tools"],
+    "unbuildable": ["no case could be built"],
+    "deadline": ["deadline"],
+}

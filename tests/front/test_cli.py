@@ -376,7 +376,7 @@ def test_a_clean_target_passes_every_gate_with_exit_0() -> None:
 
 @pytest.mark.slow
 def test_a_score_below_fail_under_exits_3() -> None:
-    code, out, err = _run("audit", "--fail-under", "100", *_target("--clean"))
+    code, out, err = _run("audit", "--fuzz", "--fail-under", "100", *_target("--clean"))
     assert code == EXIT_SCORE
     assert out.startswith("# mcprobe conformance report")  # the report is still printed
     assert "below --fail-under 100" in err
@@ -681,11 +681,31 @@ def test_a_fuzz_gate_with_no_tool_fuzzed_is_a_usage_error_naming_the_missing_too
 
 
 @pytest.mark.slow
-def test_a_fuzz_gate_with_a_tool_fuzzed_or_without_fuzz_is_not_a_usage_error() -> None:
+def test_a_fuzz_gate_with_a_tool_fuzzed_is_not_a_usage_error() -> None:
     code, _, err = _run("audit", "--fuzz", "--tools", "echo", "--fail-under", "0", *_target())
     assert code == EXIT_OK, err
-    code, _, err = _run("audit", "--tools", "ecoh", "--fail-under", "0", *_target("--clean"))
-    assert code == EXIT_OK, err  # a static audit: the gate judges the static score
+
+
+@pytest.mark.slow
+def test_fail_under_on_a_server_with_tools_audited_without_fuzz_is_a_usage_error() -> None:
+    """Not graded (no tool was called): the gate cannot judge, so it is neither a pass nor a
+    score below the bar."""
+    code, out, err = _run("audit", "--fail-under", "0", *_target("--clean"))
+    assert code == EXIT_USAGE, err
+    assert "**Overall score: not graded**" in out  # the report is still written
+    (line,) = [line for line in err.splitlines() if "usage error" in line]
+    assert "--fail-under, but the report is not graded: no tool was called" in line
+    assert "run with --fuzz" in line
+
+
+@pytest.mark.slow
+def test_fail_under_on_a_server_without_tools_judges_its_static_score() -> None:
+    no_tools = ["--", PY, str(REPO / "tests" / "targets" / "surface_server.py"), "no_tools"]
+    code, out, err = _run("audit", "--fail-under", "0", *no_tools)
+    assert code == EXIT_OK, err
+    assert "**Overall score: not graded**" not in out
+    code, _, err = _run("audit", "--fail-under", "100", *no_tools, "ping_error")
+    assert code == EXIT_SCORE, err  # 98: ping fails, −1 Metadata
 
 
 # --------------------------------------------------------------------------- env redaction

@@ -31,9 +31,24 @@ def test_the_badge_shows_score_and_grade_in_the_grade_colour(
     assert f'fill="{colour}"' in svg
 
 
-def test_an_unmeasured_report_gets_a_grey_not_measured_badge() -> None:
+def test_an_ungraded_report_gets_a_grey_not_graded_badge() -> None:
     svg = render_badge(None, "-")
-    assert "not measured" in _texts(svg) and 'fill="#9f9f9f"' in svg
+    assert "not graded" in _texts(svg) and 'fill="#9f9f9f"' in svg
+    assert "not graded" not in _texts(render_badge(71, "C"))
+
+
+def test_the_command_gives_a_report_with_no_tool_called_a_not_graded_badge(tmp_path: Path) -> None:
+    report = tmp_path / "r.json"
+    ungraded: dict[str, object] = {
+        "overall": None,
+        "grade": "-",
+        "notGraded": "no tool was called",
+        "dimensions": [],
+    }
+    report.write_text(json.dumps(ungraded))
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["badge", str(report)], out, err) == 0, err.getvalue()
+    assert "not graded" in _texts(out.getvalue())
 
 
 def test_a_label_is_xml_escaped() -> None:

@@ -21,6 +21,7 @@ Standard library only, deterministic. Defects:
   version_echo         initialize answers with whatever protocolVersion was offered
   version_refuse       initialize offering an unknown version gets a JSON-RPC error
   echo_caps            the instructions are the client capabilities initialize declared (JSON)
+  no_tools             a resources/prompts-only server: no `tools` capability, an empty tools/list
   lint                 resources/prompts with lint problems (no name, bad URI, duplicate URI,
                        invalid template, undescribed prompt and argument, required: "yes")
 """
@@ -152,7 +153,7 @@ class SurfaceServer:
             {
                 "protocolVersion": version,
                 "capabilities": {
-                    "tools": {},
+                    **({} if "no_tools" in self.defects else {"tools": {}}),
                     "resources": {"subscribe": True},
                     "prompts": {},
                     "logging": {},
@@ -174,7 +175,7 @@ class SurfaceServer:
         if cursor is not None and "cursor_ok" not in self.defects:
             self.error(rid, -32602, "Invalid cursor")
             return
-        self.reply(rid, {"tools": TOOLS})
+        self.reply(rid, {"tools": [] if "no_tools" in self.defects else TOOLS})
 
     def resources_list(self, rid: Json, params: dict[str, Json]) -> None:
         extra = LINT_RESOURCES if "lint" in self.defects else []
