@@ -594,23 +594,17 @@ def _canary_pair() -> tuple[str, str]:
 
 def _prespawn(args: _AuditArgs) -> subprocess.Popen[bytes] | None:
     """Start a stdio target now, before the MCP SDK and pydantic are imported (0.5-2 s), so it
-    boots while mcprobe loads; ``open_target`` adopts it. Same flags as
-    ``stdio_transport.spawn_target``. None for URL targets and when the command cannot be
-    started: the transport then tries again and reports why, exactly as without pre-start."""
+    boots while mcprobe loads; ``open_target`` adopts it. Started exactly like
+    ``stdio_transport.spawn_target`` (both call ``popen_target``). None for URL targets and when
+    the command cannot be started: the transport then tries again and reports why, exactly as
+    without pre-start."""
     if args.command is None or os.name != "posix":
         return None
-    from mcprobe.target.transports.descendants import subreaper_preexec  # stdlib only
+    from mcprobe.target.transports.lifeline import popen_target  # stdlib only
 
     try:
-        return subprocess.Popen(
-            args.command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=_default_environment() | dict(args.ns.env),
-            cwd=args.ns.cwd,
-            start_new_session=True,
-            preexec_fn=subreaper_preexec(),
+        return popen_target(
+            args.command, env=_default_environment() | dict(args.ns.env), cwd=args.ns.cwd
         )
     except OSError:
         return None
@@ -624,6 +618,9 @@ def _discard(started: subprocess.Popen[bytes]) -> None:
             os.killpg(started.pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             started.wait(timeout=_REAP_SECONDS)  # SIGKILLed: only a stuck kernel call waits
+    from mcprobe.target.transports.lifeline import lifeline
+
+    lifeline().release(started.pid)
     for pipe in (started.stdin, started.stdout, started.stderr):
         if pipe is not None:
             with contextlib.suppress(OSError):

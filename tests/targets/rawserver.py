@@ -35,7 +35,8 @@ Behaviours (argv words):
                   instructions and every tool description, and NaN / Infinity literals in
                   serverInfo and capabilities (not JSON; Python's json module writes them)
 Keys:
-  pidfile=PATH    write "<pid>" at start ("<pid> <child pid>" with ``ignore_term``)
+  pidfile=PATH    write "<pid>" at start ("<pid> <child pid>" with ``ignore_term``; with both
+                  ``ignore_term`` and ``escape_setsid``: "<pid> <child> <helper> <daemon>")
   tools=A,B       list only these tools (in this order)
   huge_mb=N       size of the ``huge`` reply in MiB (default 30)
   flood=N         notifications sent by ``notify_flood`` (default 100000)
@@ -70,6 +71,7 @@ class RawServer:
         self.keys = dict(a.split("=", 1) for a in argv if "=" in a)
         self.out = sys.stdout.buffer
         self.next_id = 1000
+        self.started: list[int] = []  # processes started at start (ignore_term, escape_setsid)
 
     # ------------------------------------------------------------------ wire
 
@@ -117,6 +119,9 @@ class RawServer:
             self.ignore_term()
         if "escape_setsid" in self.flags:
             self.escape_setsid()
+        if self.started and pidfile:
+            with open(pidfile, "w") as f:
+                f.write(" ".join(str(pid) for pid in (os.getpid(), *self.started)))
         if "banner" in self.flags:
             self.send_raw(b"Starting raw server v1 ...")
             self.send_raw(b"\x00\xffnot json at all")
@@ -152,10 +157,7 @@ class RawServer:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
         )
-        pidfile = self.keys.get("pidfile")
-        if pidfile:
-            with open(pidfile, "w") as f:
-                f.write(f"{os.getpid()} {child.pid}")
+        self.started.append(child.pid)
 
     def escape_setsid(self) -> None:
         helper = subprocess.Popen(
@@ -183,10 +185,7 @@ class RawServer:
         os.waitpid(middle, 0)
         daemon_pid = int(os.read(read_end, 32))
         os.close(read_end)
-        pidfile = self.keys.get("pidfile")
-        if pidfile:
-            with open(pidfile, "w") as f:
-                f.write(f"{os.getpid()} {helper.pid} {daemon_pid}")
+        self.started += [helper.pid, daemon_pid]
 
     # ------------------------------------------------------------------ methods
 

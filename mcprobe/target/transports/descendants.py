@@ -5,7 +5,8 @@ Killing the target's process group (``stdio``) misses a helper that called ``set
 (elsewhere both are no-ops and the group kill is all there is):
 
 1. **The target is a child subreaper** (``prctl(PR_SET_CHILD_SUBREAPER)``, set in the child
-   between ``fork`` and ``exec`` by ``subreaper_preexec``; the attribute survives ``execve``).
+   between ``fork`` and ``exec`` by ``lifeline.target_preexec``; the attribute survives
+   ``execve``).
    An orphan anywhere below the target — the classic daemon double fork: fork, ``setsid``, fork,
    the middle process exits — is re-parented to the target instead of to init, so it stays in
    the target's process tree while the target lives.
@@ -24,6 +25,9 @@ with nothing to tell which of several open targets (mcprobe's server) they came 
 library user's other children apart. Why not an environment marker: a target could read it and
 behave differently under audit.
 
+The watchdog of ``lifeline.py`` keeps a tracker of its own per target, for the tree left when
+mcprobe itself is SIGKILLed.
+
 Cost: one ``/proc`` scan reads one small file per process of the machine; with a few hundred
 processes that is about a millisecond, five times a second.
 """
@@ -33,43 +37,20 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import sys
-from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["SCAN_INTERVAL", "DescendantTracker", "process_table", "subreaper_preexec"]
+__all__ = ["SCAN_INTERVAL", "DescendantTracker", "group_members", "process_table", "start_time"]
 
 SCAN_INTERVAL = 0.2
 """Seconds between two scans of the target's process tree while it runs."""
 MAX_RECORDED = 4096
 """A fork bomb must not grow the record without bound; beyond this, the group kill remains."""
-_PR_SET_CHILD_SUBREAPER = 36
 _PROC = Path("/proc")
 
 
-def subreaper_preexec() -> Callable[[], None] | None:
-    """A ``preexec_fn`` that makes the child a child subreaper, or None off Linux or when libc
-    cannot be loaded. libc and ``prctl`` are resolved here, in the parent, so the function run
-    between ``fork`` and ``exec`` only makes one foreign call (no import, no allocation to
-    speak of)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        import ctypes  # only here: the CLI imports this module before its heavy imports
-
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-
-    def make_subreaper() -> None:
-        prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-
-    return make_subreaper
-
-
-def _stat(pid_dir: Path) -> tuple[int, int, int] | None:
-    """(pid, ppid, start time in clock ticks) of one /proc entry, None if it vanished or is a
-    zombie (a zombie runs nothing; its parent reaps it)."""
+def _stat(pid_dir: Path) -> tuple[int, int, int, int] | None:
+    """(pid, ppid, start time in clock ticks, process group) of one /proc entry, None if it
+    vanished or is a zombie (a zombie runs nothing; its parent reaps it)."""
     try:
         text = (pid_dir / "stat").read_text()
     except OSError:
@@ -80,24 +61,33 @@ def _stat(pid_dir: Path) -> tuple[int, int, int] | None:
     if len(fields) < 20 or fields[0] in ("Z", "X"):
         return None
     try:
-        return int(head.split(" ", 1)[0]), int(fields[1]), int(fields[19])
+        return int(head.split(" ", 1)[0]), int(fields[1]), int(fields[19]), int(fields[2])
     except ValueError:
         return None
 
 
-def process_table() -> dict[int, tuple[int, int]]:
-    """Every live process: pid → (ppid, start time). Empty where there is no /proc."""
-    table: dict[int, tuple[int, int]] = {}
+def _stats() -> list[tuple[int, int, int, int]]:
     try:
         entries = list(_PROC.iterdir())
     except OSError:
-        return table
-    for entry in entries:
-        if entry.name.isdigit():
-            found = _stat(entry)
-            if found is not None:
-                table[found[0]] = (found[1], found[2])
-    return table
+        return []
+    return [found for entry in entries if entry.name.isdigit() and (found := _stat(entry))]
+
+
+def process_table() -> dict[int, tuple[int, int]]:
+    """Every live process: pid → (ppid, start time). Empty where there is no /proc."""
+    return {pid: (ppid, start) for pid, ppid, start, _ in _stats()}
+
+
+def group_members(pgid: int, *, since: int) -> list[int]:
+    """Live processes in process group ``pgid`` started at or after ``since`` (clock ticks)."""
+    return [pid for pid, _, start, group in _stats() if group == pgid and start >= since]
+
+
+def start_time(pid: int) -> int | None:
+    """The start time of a live process, None if it is gone (or there is no /proc)."""
+    found = _stat(_PROC / str(pid))
+    return found[2] if found is not None else None
 
 
 class DescendantTracker:

@@ -16,9 +16,11 @@ once the audit's report is complete); SIGTERM to the group,
 wait ``TERM_GRACE``; SIGKILL to the group. Whatever is still in the group after the leader is
 gone (grandchildren that stayed in the group) gets SIGKILL too, and so does every descendant
 that left the group (``setsid``), recorded while the target ran (``descendants.py``: the target
-is a child subreaper and its tree is scanned in ``/proc``). Measured (2 vCPU, loaded): a
-target that exits on EOF closes in ~0.1 s; an ``MCPServer`` target takes 0.5-1.8 s to exit on
-EOF by itself; a target that ignores EOF and SIGTERM, with a child, is gone in ~1.5-2.0 s.
+is a child subreaper and its tree is scanned in ``/proc``). When mcprobe itself is SIGKILLed
+and runs none of this, ``lifeline.py`` takes over (PDEATHSIG and a watchdog). Measured (2 vCPU,
+loaded): a target that exits on EOF closes in ~0.1 s; an ``MCPServer`` target takes 0.5-1.8 s
+to exit on EOF by itself; a target that ignores EOF and SIGTERM, with a child, is gone in
+~1.5-2.0 s.
 
 Line size: the SDK's reader re-joins its whole buffer on every 64 KiB chunk, so one 30 MB line
 took it 41.6 s and ~220 MB RSS to deliver (measured with ``send_raw_request`` over
@@ -47,7 +49,6 @@ import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
-from subprocess import PIPE
 from typing import IO, Any
 
 import anyio
@@ -62,11 +63,8 @@ from mcp_types import RequestId
 from mcprobe.core.errors import ConnectFailed
 from mcprobe.core.json_depth import MAX_JSON_DEPTH, format_path, scan_bytes, too_deep
 from mcprobe.core.target_spec import scrub
-from mcprobe.target.transports.descendants import (
-    SCAN_INTERVAL,
-    DescendantTracker,
-    subreaper_preexec,
-)
+from mcprobe.target.transports.descendants import SCAN_INTERVAL, DescendantTracker
+from mcprobe.target.transports.lifeline import lifeline, popen_target
 from mcprobe.target.wire_events import (
     DeepMessage,
     InvalidReply,
@@ -269,6 +267,7 @@ def discard_started(popen: subprocess.Popen[bytes]) -> None:
         popen.kill()
         with suppress(subprocess.TimeoutExpired):
             popen.wait(timeout=KILL_REAP)
+    lifeline().release(popen.pid)
     for pipe in (popen.stdin, popen.stdout, popen.stderr):
         if pipe is not None:
             with suppress(OSError):
@@ -504,20 +503,13 @@ def spawn_target(
     own process group), pipes on all three streams, the SDK's minimal environment plus ``env``.
 
     Raises ``ConnectFailed`` when it cannot be started. ``mcprobe.cli`` starts the target the
-    same way before the heavy imports (``cli._prespawn``), so the two must stay in step."""
+    same way before the heavy imports (``cli._prespawn``, through the same ``popen_target``)."""
     if cwd is not None and not os.path.isdir(cwd):
         raise ConnectFailed(f"could not start `{command}`: working directory {cwd!r} not found")
     try:
-        return subprocess.Popen(
-            [command, *args],
-            stdin=PIPE,
-            stdout=PIPE,
-            stderr=PIPE,
-            env=get_default_environment() | env,
-            cwd=cwd,
-            start_new_session=True,
-            preexec_fn=subreaper_preexec(),  # descendants.py: orphans stay in the target's tree
-        )
+        # lifeline.py: dies with mcprobe (PDEATHSIG, watchdog); descendants.py: orphans stay in
+        # the target's tree.
+        return popen_target([command, *args], env=get_default_environment() | env, cwd=cwd)
     except OSError as exc:
         raise _start_error(command, exc) from None
 
@@ -562,6 +554,8 @@ async def open_stdio(  # noqa: C901
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](16)
     reader_scope = anyio.CancelScope()
+    line = lifeline()
+    line.watch(pgid)  # again for a ``started`` Popen made elsewhere: the watchdog keeps one entry
     tracker = DescendantTracker(pgid)
 
     async def read_stdout() -> None:
@@ -627,6 +621,7 @@ async def open_stdio(  # noqa: C901
         _signal_group(pgid, signal.SIGKILL)
         # Descendants that left the group (setsid): recorded while the target ran.
         tracker.kill_recorded()
+        line.release(pgid)
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(read_stdout)
