@@ -1,6 +1,7 @@
 """The Streamable HTTP transport checks, sent to the URL the user named when it is a loopback
 address (``target.http_probe.is_loopback_url``), on a session of their own.
 
+A server that speaks 2026-07-28 only gets that revision's form of them (``_modern_probes``).
 Order: an ordinary initialize (its Content-Type; its session id, if the server issues one),
 initialize with a foreign Origin and with a foreign Host (any session they open is ended
 again), a request with an unsupported MCP-Protocol-Version, one with a session id never issued,
@@ -10,6 +11,12 @@ GET for the server stream, and last DELETE of the session followed by a request 
 from __future__ import annotations
 
 from typing import Any
+
+from mcp_types import (
+    CLIENT_CAPABILITIES_META_KEY,
+    CLIENT_INFO_META_KEY,
+    PROTOCOL_VERSION_META_KEY,
+)
 
 from mcprobe.core.checks import CheckResult, Verdict, check_result
 from mcprobe.core.http_checks import (
@@ -29,6 +36,7 @@ from mcprobe.target.http_probe import HttpExchange, is_loopback_url, open_exchan
 __all__ = ["run_http_probes"]
 
 VERSION = "2025-11-25"
+MODERN = "2026-07-28"
 UNKNOWN_SESSION = "mcprobe-unknown-session-0"
 _TIMEOUT = 10.0
 
@@ -65,10 +73,58 @@ def _not_applicable(check: str, why: str) -> CheckResult:
     return check_result(check, Verdict.NOT_APPLICABLE, why)
 
 
-async def run_http_probes(spec: TargetSpec, timeout: float | None) -> list[CheckResult]:
-    """The HTTP checks, or [] when the target is not a Streamable HTTP URL on loopback."""
+def _discover() -> dict[str, Any]:
+    envelope = {
+        PROTOCOL_VERSION_META_KEY: MODERN,
+        CLIENT_INFO_META_KEY: {"name": "mcprobe", "version": __version__},
+        CLIENT_CAPABILITIES_META_KEY: {},
+    }
+    return {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": envelope}}
+
+
+_MODERN_HEADERS = {"MCP-Protocol-Version": MODERN, "Mcp-Method": "server/discover"}
+
+
+async def _modern_foreign(http: HttpExchange, check: str, header: str, value: str) -> CheckResult:
+    answer, _, _ = await http.send(
+        "POST",
+        body=_discover(),
+        headers={**_MODERN_HEADERS, header: value},
+        label=f"POST server/discover (2026-07-28), {header}: {value}",
+    )
+    return judge_foreign(check, answer)
+
+
+async def _modern_probes(http: HttpExchange) -> list[CheckResult]:
+    """A 2026-07-28-only server: the same security checks on ``server/discover`` (an
+    ``initialize`` it refuses would say nothing about its Origin/Host validation); the checks of
+    what 2026-07-28 removed (sessions, the GET stream) or moved into the body (the version:
+    ``modern.unsupported_version``) do not apply."""
+    first, _, _ = await http.send(
+        "POST", body=_discover(), headers=_MODERN_HEADERS, label="POST server/discover (2026-07-28)"
+    )
+    checks = [judge_content_type(first)]
+    checks.append(await _modern_foreign(http, "http.origin", "Origin", FOREIGN_ORIGIN))
+    checks.append(await _modern_foreign(http, "http.host", "Host", FOREIGN_HOST))
+    moved = "2026-07-28 names the version in every request's _meta (see modern.unsupported_version)"
+    checks.append(_not_applicable("http.protocol_version_header", moved))
+    removed = "2026-07-28 has no {} (removed from Streamable HTTP in that revision)"
+    checks.append(_not_applicable("http.get_stream", removed.format("GET stream")))
+    for check in ("http.session_unknown", "http.session_delete"):
+        checks.append(_not_applicable(check, removed.format("sessions")))
+    return checks
+
+
+async def run_http_probes(
+    spec: TargetSpec, timeout: float | None, era: str = "handshake"
+) -> list[CheckResult]:
+    """The HTTP checks, or [] when the target is not a Streamable HTTP URL on loopback; in
+    ``era`` "modern" (a server that speaks 2026-07-28 only), that revision's form of them."""
     if spec.transport != "http" or not is_loopback_url(spec.url):
         return []
+    if era == "modern":
+        async with open_exchange(spec, min(timeout or _TIMEOUT, _TIMEOUT)) as http:
+            return await _modern_probes(http)
     checks: list[CheckResult] = []
     async with open_exchange(spec, min(timeout or _TIMEOUT, _TIMEOUT)) as http:
         first, session, _ = await http.send("POST", body=_initialize(1), label="POST initialize")

@@ -348,5 +348,5 @@ async def second_connection_checks(
             if spoken:
                 eras.append("modern")
                 checks.extend(modern)
-    checks.extend(await run_http_probes(spec, timeout))
+    checks.extend(await run_http_probes(spec, timeout, era))
     return checks, eras

@@ -53,6 +53,7 @@ from mcprobe.core.model import (
 from mcprobe.core.result_shape import version_problem
 from mcprobe.core.target_spec import TRANSPORTS_BY_NAME, TargetSpec, Wire, scrub
 from mcprobe.core.version import __version__
+from mcprobe.target.modern_http import header_maps
 from mcprobe.target.raw_session import RawSession, RequestFailed, open_raw_session
 from mcprobe.target.streams import ReadStream, WriteStream
 from mcprobe.target.transports.http import HttpKind, HttpLog, open_http, status_phrase
@@ -544,14 +545,19 @@ async def _discover(session: RawSession, attempt: _Attempt) -> tuple[dict[str, A
         CLIENT_INFO_META_KEY: {"name": "mcprobe", "version": __version__},
         CLIENT_CAPABILITIES_META_KEY: {},
     }
+    # Over HTTP the version goes in the MCP-Protocol-Version header of every request, this one
+    # included: the SDK's server routes a request without it (or with a handshake version) to
+    # its 2025 session handler, which answers a server/discover outside a session with 400.
+    session.protocol_version = LATEST_MODERN_VERSION
+    session.modern_headers = True
     try:
         result = await session.request(
             "server/discover", {"_meta": envelope}, cancel_on_abandon=False
         )
     except RequestFailed as failure:
+        session.protocol_version, session.modern_headers = None, False
         raise await _initialize_failed(attempt, failure) from None
     session.envelope = envelope
-    session.protocol_version = LATEST_MODERN_VERSION
     findings = _shape_findings(
         types.DiscoverResult,
         result,
@@ -626,6 +632,8 @@ async def _listing(
     tool_findings: list[Finding] = []
     try:
         tools = await _list_all(session, "tools/list", "tools", page_cap, tool_findings)
+        if session.modern_headers:
+            session.header_maps = header_maps(tools or ())
         prompts = resources = None
         if "prompts" in capabilities:
             prompts = await _list_all(session, "prompts/list", "prompts", page_cap, None)

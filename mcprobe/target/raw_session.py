@@ -42,6 +42,7 @@ from mcprobe.core.client_capabilities import SAMPLING_ERROR, answer_for, capabil
 from mcprobe.core.json_depth import MAX_JSON_DEPTH, format_path, too_deep
 from mcprobe.core.model import Finding, Location, Severity
 from mcprobe.core.target_spec import scrub
+from mcprobe.target.modern_http import HeaderMaps, routing_headers
 from mcprobe.target.streams import ReadStream, WriteStream
 from mcprobe.target.wire_events import (
     DeepMessage,
@@ -166,6 +167,10 @@ class RawSession:
         # 2026-07-28 (modern era): the per-request `_meta` envelope stamped on every request;
         # keys a caller already put in `params._meta` win (the unsupported-version check).
         self.envelope: dict[str, Any] | None = None
+        # 2026-07-28 over HTTP: every POST carries routing headers (``target.modern_http``);
+        # ``modern_headers`` is set by the connection for that era, with the tools' maps.
+        self.modern_headers = False
+        self.header_maps: HeaderMaps = {}
         # Post-hoc size cap, for transports that cannot check sizes while reading.
         self.max_result_bytes: int | None = None
 
@@ -191,10 +196,14 @@ class RawSession:
         self._next_id += 1
         rid = self._next_id
         opts: CallOptions = {"request_id": rid, "cancel_on_abandon": cancel_on_abandon}
-        if self.send_version_header and self.protocol_version:
-            opts["headers"] = {"mcp-protocol-version": self.protocol_version}
         if self.envelope is not None:
             params = _stamped(params, self.envelope)
+        if self.send_version_header and self.protocol_version:
+            opts["headers"] = {"mcp-protocol-version": self.protocol_version}
+            if self.modern_headers:
+                opts["headers"] = routing_headers(
+                    method, params, self.protocol_version, self.header_maps
+                )
         result: dict[str, Any] | None = None
         self._waiting.add(rid)
         started = anyio.current_time()

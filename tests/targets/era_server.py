@@ -42,16 +42,48 @@ TOOL = types.Tool(
 )
 
 
-async def list_tools(
-    ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-) -> types.ListToolsResult:
-    return types.ListToolsResult(tools=[TOOL])
+HEADER_TOOL = types.Tool(
+    name="region_time",
+    description="Say which region a request is routed to (its region is mirrored in a header).",
+    input_schema={
+        "type": "object",
+        "properties": {
+            "region": {
+                "type": "string",
+                "description": "The region, e.g. eu-west.",
+                "x-mcp-header": "Region",
+            },
+        },
+        "required": ["region"],
+        "additionalProperties": False,
+    },
+    annotations=types.ToolAnnotations(read_only_hint=True),
+)
+"""A tool whose argument 2026-07-28 HTTP clients mirror in an ``Mcp-Param-Region`` header (the
+SDK's server refuses a call whose header is missing or disagrees with the body)."""
+
+
+def _lister(tools: list[types.Tool]) -> Any:
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    return list_tools
 
 
 async def call_tool(
     ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
 ) -> types.CallToolResult:
     args = params.arguments or {}
+    if params.name == "region_time" and set(args) == {"region"} and isinstance(args["region"], str):
+        text = f"routed to {args['region'][:40]}"
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+    if params.name == "region_time":
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text="region must be a string")],
+            is_error=True,
+        )
     if params.name != "add":
         raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name[:40]}")
     a, b = args.get("a"), args.get("b")
@@ -63,13 +95,14 @@ async def call_tool(
     return types.CallToolResult(content=[types.TextContent(type="text", text=str(a + b))])
 
 
-def build_server() -> Server[Any]:
+def build_server(*, header_tool: bool = False) -> Server[Any]:
+    """``header_tool`` adds ``HEADER_TOOL`` (for the 2026-07-28 HTTP tests)."""
     return Server(
         "era-server",
         version="1.0.0",
         title="Era test server",
         instructions="Adds two integers; speaks the protocol era(s) it was started with.",
-        on_list_tools=list_tools,
+        on_list_tools=_lister([TOOL, HEADER_TOOL] if header_tool else [TOOL]),
         on_call_tool=call_tool,
     )
 
@@ -127,3 +160,50 @@ async def main(mode: str, defects: set[str]) -> None:
 
 if __name__ == "__main__":
     anyio.run(main, sys.argv[1] if len(sys.argv) > 1 else "dual", set(sys.argv[2:]))
+
+
+def modern_only_http(app: Any) -> Any:
+    """Wrap the SDK's Streamable HTTP app (which serves both eras: a request whose
+    MCP-Protocol-Version header is not a handshake version goes to its 2026-07-28 handler) so it
+    speaks 2026-07-28 only: a POST without such a header (initialize, the 2025 session requests)
+    gets a JSON-RPC -32601 error, GET and DELETE get 405 (2026-07-28 has no GET stream and no
+    sessions). Everything a 2026-07-28 request meets is the SDK's own handling."""
+    import json
+
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        version = headers.get("mcp-protocol-version")
+        if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+            await app(scope, receive, send)
+            return
+        if scope["method"] != "POST":
+            await send({"type": "http.response.start", "status": 405, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        body = b""
+        while True:
+            event = await receive()
+            body += event.get("body", b"")
+            if not event.get("more_body"):
+                break
+        try:
+            rid = json.loads(body).get("id")
+        except (ValueError, AttributeError):
+            rid = None
+        error = {"code": types.METHOD_NOT_FOUND, "message": "only 2026-07-28 is spoken here"}
+        payload = json.dumps({"jsonrpc": "2.0", "id": rid, "error": error}).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"application/json")],
+            }
+        )
+        await send({"type": "http.response.body", "body": payload})
+
+    return wrapped
