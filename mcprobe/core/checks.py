@@ -286,6 +286,41 @@ _SPECS: tuple[CheckSpec, ...] = (
         "accept logging/setLevel when the logging capability is declared, or stop declaring it",
     ),
     CheckSpec(
+        "protocol.progress",
+        _X,
+        "Progress notifications are well-formed",
+        f"{SPEC}/basic/utilities/progress (the progress value MUST increase with each "
+        "notification; progress notifications MUST only reference tokens provided in an active "
+        "request, and MUST stop after completion)",
+        _MUST,
+        _MD,
+        "send notifications/progress only with the request's own progressToken, with a "
+        "numeric progress that increases every time, and none after the response",
+    ),
+    CheckSpec(
+        "protocol.progress_total",
+        _X,
+        "Progress stays within its total",
+        f"{SPEC}/basic/utilities/progress and the schema's ProgressNotification.total (\"total "
+        'number of items to process (or total progress required), if known"; not a MUST)',
+        _SHOULD,
+        _MD,
+        "announce a total no smaller than the progress you will report, or omit total when it "
+        "is unknown",
+    ),
+    CheckSpec(
+        "protocol.cancellation",
+        _X,
+        "A cancelled call stops (notifications/cancelled)",
+        f"{SPEC}/basic/utilities/cancellation#behavior-requirements (receivers SHOULD stop "
+        "processing the cancelled request and not send a response for it; they MAY ignore it)",
+        _SHOULD,
+        _MD,
+        "on notifications/cancelled for a request in flight, stop its work and send no "
+        "response for it (the SDKs: honour the request's cancellation signal / abort signal "
+        "inside long-running tools)",
+    ),
+    CheckSpec(
         "protocol.completion",
         _X,
         "completion/complete works when advertised",

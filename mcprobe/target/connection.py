@@ -50,11 +50,18 @@ from mcprobe.core.model import (
     ServerSnapshot,
     Severity,
 )
+from mcprobe.core.progress import CancelObservation, ProgressTrace
 from mcprobe.core.result_shape import version_problem
 from mcprobe.core.target_spec import TRANSPORTS_BY_NAME, TargetSpec, Wire, scrub
 from mcprobe.core.version import __version__
+from mcprobe.target.cancel_probe import observe_cancellation
 from mcprobe.target.modern_http import header_maps
-from mcprobe.target.raw_session import RawSession, RequestFailed, open_raw_session
+from mcprobe.target.raw_session import (
+    NOTIFICATION_FLOOD,
+    RawSession,
+    RequestFailed,
+    open_raw_session,
+)
 from mcprobe.target.streams import ReadStream, WriteStream
 from mcprobe.target.transports.http import HttpKind, HttpLog, open_http, status_phrase
 from mcprobe.target.transports.stdio import (
@@ -228,6 +235,8 @@ class TargetConnection:
         self._session_lost = False  # HTTP: the server no longer knows our session id
         self._page_cap = page_cap
         self._retired_notices: dict[str, int] = {}
+        self._retired_traces: list[ProgressTrace] = []
+        self._retired_foreign: tuple[int, str] = (0, "")
 
     async def restart(self) -> RestartAttempt:
         """Stop what is left of this generation (its owner kills the whole process group) and
@@ -236,6 +245,9 @@ class TargetConnection:
         if self._reopen is None:
             return RestartAttempt(0.0, error="this connection cannot be restarted")
         self._retired_findings.extend(self._session.findings())
+        self._retired_traces.extend(self._session.progress_traces())
+        count, first = self.foreign_progress()
+        self._retired_foreign = (count, first)
         # Counted across generations: a list_changed before a crash still happened.
         count = self._session.notifications_seen(TOOLS_LIST_CHANGED)
         self._retired_notices[TOOLS_LIST_CHANGED] = (
@@ -286,6 +298,46 @@ class TargetConnection:
     def notifications_seen(self, method: str) -> int:
         """``method`` notifications received so far, from every generation of the target."""
         return self._retired_notices.get(method, 0) + self._session.notifications_seen(method)
+
+    def progress_traces(self) -> tuple[ProgressTrace, ...]:
+        """The wire history (progress, response) of every tools/call so far, every generation."""
+        return (*self._retired_traces, *self._session.progress_traces())
+
+    def foreign_progress(self) -> tuple[int, str]:
+        """Progress notifications naming a token no request carried: how many, the first."""
+        count, first = self._retired_foreign
+        seen = self._session.foreign_progress
+        return count + seen.count, first or seen.first
+
+    async def observe_cancellation(
+        self, name: str, arguments: JSON, *, by_progress: bool, expected: float, budget: float
+    ) -> CancelObservation:
+        """Cancel a call to ``name`` in flight and watch (``target.cancel_probe``); stdio only."""
+        if self._deadline is not None:
+            budget = min(budget, self._deadline - anyio.current_time())
+        flood = self._session.notifications_total()
+        if self.transport != "stdio":
+            why = (
+                "over HTTP the cancellation and the call's stream are separate connections, so "
+                "their order cannot be shown"
+            )
+        elif flood > NOTIFICATION_FLOOD:
+            why = f"the target sent {flood} notifications; mcprobe does not call it again"
+        elif not self.alive or budget <= 1.0:
+            why = "no time or no connection left for it"
+        else:
+            why = ""
+        if why:
+            return CancelObservation(None, reason=why)
+        return await observe_cancellation(
+            self._session,
+            name,
+            arguments,
+            by_progress=by_progress,
+            expected=expected,
+            budget=budget,
+            modern=self.era == "modern",
+        )
 
     async def relist_tools(self) -> tuple[Any, ...] | None:
         """Every ``tools/list`` page again, raw, with the page cap of the first listing (for the
@@ -799,6 +851,7 @@ async def _own_connection(
                     declared=attempt.spec.client_capabilities,
                 ) as session,
             ):
+                session.ordered = attempt.kind == "stdio"
                 if attempt.kind != "stdio":
                     session.send_version_header = True
                     session.max_result_bytes = max_bytes

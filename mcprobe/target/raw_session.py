@@ -34,6 +34,7 @@ from mcp_types import (
     METHOD_NOT_FOUND,
     PARSE_ERROR,
     JSONRPCError,
+    JSONRPCNotification,
     JSONRPCResponse,
     RequestId,
 )
@@ -41,6 +42,7 @@ from mcp_types import (
 from mcprobe.core.client_capabilities import SAMPLING_ERROR, answer_for, capability_of
 from mcprobe.core.json_depth import MAX_JSON_DEPTH, format_path, too_deep
 from mcprobe.core.model import Finding, Location, Severity
+from mcprobe.core.progress import MAX_EVENTS, EventKind, ProgressEvent, ProgressTrace
 from mcprobe.core.target_spec import scrub
 from mcprobe.target.modern_http import HeaderMaps, routing_headers
 from mcprobe.target.streams import ReadStream, WriteStream
@@ -114,6 +116,38 @@ class _Waiting:
         self.scope.deadline = min(self.ceiling, anyio.current_time() + self.seconds)
 
 
+MAX_TRACES = 4096
+"""Calls whose progress is recorded per session (a fuzz run makes far fewer)."""
+
+
+@dataclass
+class _Trace:
+    """The wire history of one call that carried a progressToken (``core.progress``)."""
+
+    subject: str
+    token: int
+    events: list[ProgressEvent]
+    dropped: int = 0
+    wake: anyio.Event | None = None  # set on each event (the cancellation probe waits on it)
+
+    def add(self, event: ProgressEvent) -> None:
+        if self.wake is not None:
+            self.wake.set()
+        if event.kind is EventKind.PROGRESS and len(self.events) >= MAX_EVENTS:
+            self.dropped += 1
+            return
+        self.events.append(event)
+
+    async def until(self, *kinds: EventKind) -> None:
+        """Wait until one of ``kinds`` is among the events (bound it with a cancel scope)."""
+        while not any(self.has(kind) for kind in kinds):
+            self.wake = anyio.Event()
+            await self.wake.wait()
+
+    def has(self, kind: EventKind) -> bool:
+        return any(e.kind is kind for e in self.events)
+
+
 def _timeout_detail(
     method: str, seconds: float | None, waiting: _Waiting | None, started: float
 ) -> str:
@@ -161,6 +195,12 @@ class RawSession:
         self._duplicate = _Count()
         self._notifications: dict[str, int] = {}
         self._progress: dict[RequestId, _Waiting] = {}
+        self._traces: dict[RequestId, _Trace] = {}
+        self._barriers: dict[RequestId, RequestId] = {}  # request id → the trace it marks
+        self.last_trace: _Trace | None = None
+        self.trace_started: anyio.Event | None = None  # set when a traced request starts
+        self.foreign_progress = _Count()  # progress naming a token no request carried
+        self.ordered = False  # one ordered stream for replies and notifications (stdio)
         self.stream_closed = False
         self.protocol_version: str | None = None
         self.send_version_header = False
@@ -184,6 +224,7 @@ class RawSession:
         seconds: float | None = None,
         cancel_on_abandon: bool = True,
         progress_ceiling: float | None = None,
+        barrier_for: int | None = None,
     ) -> dict[str, Any]:
         """Send one raw request; return the raw result dict or raise ``RequestFailed``.
 
@@ -192,9 +233,14 @@ class RawSession:
         ``seconds`` more from then, never past the ceiling (the SDKs' reset-timeout-on-progress
         with a hard maximum). Giving up on a request (its timeout, or the caller's cancellation)
         sends ``notifications/cancelled`` for it (the dispatcher's courtesy cancel), unless
-        ``cancel_on_abandon`` is False (``initialize`` must not be cancelled)."""
+        ``cancel_on_abandon`` is False (``initialize`` must not be cancelled). Such a request's
+        progress and response are recorded in wire order (``progress_traces``); the answer to a
+        request sent with ``barrier_for`` (the token of such a call) is marked in that call's
+        trace as the barrier of the cancellation probe."""
         self._next_id += 1
         rid = self._next_id
+        if barrier_for is not None:
+            self._barriers[rid] = barrier_for
         opts: CallOptions = {"request_id": rid, "cancel_on_abandon": cancel_on_abandon}
         if self.envelope is not None:
             params = _stamped(params, self.envelope)
@@ -215,6 +261,12 @@ class RawSession:
             params = {**(params or {}), "_meta": {**meta, "progressToken": rid}}
             waiting = _Waiting(scope, seconds, started + max(seconds, progress_ceiling))
             self._progress[rid] = waiting
+            if len(self._traces) < MAX_TRACES:
+                name = params.get("name")
+                subject = name[:100] if isinstance(name, str) else method
+                self.last_trace = self._traces[rid] = _Trace(subject, rid, [])
+                if self.trace_started is not None:
+                    self.trace_started.set()
         try:
             with scope:
                 result = await self._send(rid, method, params, opts)
@@ -273,6 +325,38 @@ class RawSession:
                 data=exc.data,
             ) from None
 
+    def trace_progress(self, token: object, params: Mapping[str, Any]) -> None:
+        """A ``notifications/progress``, in wire order: an event of the call it names, or a
+        token no request of ours carried."""
+        trace = None
+        if not isinstance(token, bool) and isinstance(token, str | int):
+            trace = self._traces.get(coerce_request_id(token))
+        if trace is None:
+            self._bump(self.foreign_progress, json.dumps(token, default=str)[:40])
+            return
+        trace.add(
+            ProgressEvent(
+                EventKind.PROGRESS,
+                progress=params.get("progress"),
+                total=params.get("total"),
+                has_total="total" in params,
+                token=token,
+            )
+        )
+
+    def mark(self, token: RequestId, kind: EventKind) -> None:
+        trace = self._traces.get(token)
+        if trace is not None:
+            trace.add(ProgressEvent(kind))
+
+    def progress_traces(self) -> tuple[ProgressTrace, ...]:
+        return tuple(self.frozen_trace(t) for t in self._traces.values())
+
+    def frozen_trace(self, trace: _Trace) -> ProgressTrace:
+        return ProgressTrace(
+            trace.subject, trace.token, tuple(trace.events), self.ordered, trace.dropped
+        )
+
     def _progressed(self, token: object) -> None:
         """A ``notifications/progress`` named ``token``: extend the request it belongs to."""
         if isinstance(token, bool) or not isinstance(token, str | int):
@@ -316,6 +400,9 @@ class RawSession:
         if method == "notifications/progress" and params is not None:
             self._progressed(params.get("progressToken"))
         await anyio.lowlevel.checkpoint()
+
+    def notifications_total(self) -> int:
+        return sum(self._notifications.values())
 
     def notifications_seen(self, method: str) -> int:
         """How many ``method`` notifications the target sent in this session so far."""
@@ -361,6 +448,10 @@ class RawSession:
         if request_id is None:
             return
         key = coerce_request_id(request_id)
+        self.mark(key, EventKind.RESPONSE)  # a call with a trace (even if abandoned)
+        barrier = self._barriers.pop(key, None)
+        if barrier is not None:
+            self.mark(barrier, EventKind.BARRIER)
         if key in self._waiting:
             self._waiting.discard(key)
             if len(self._answered) < 100_000:
@@ -501,10 +592,20 @@ async def _forward(
     try:
         async with sink:
             async for item in source:
-                if not isinstance(item, Exception) and isinstance(
-                    item.message, JSONRPCResponse | JSONRPCError
-                ):
+                if isinstance(item, ProgressSeen):
+                    for token, params in item.records:
+                        session.trace_progress(token, params)
+                elif isinstance(item, Exception):
+                    pass
+                elif isinstance(item.message, JSONRPCResponse | JSONRPCError):
                     session.observe_reply(item.message.id)
+                elif (
+                    isinstance(item.message, JSONRPCNotification)
+                    and item.message.method == "notifications/progress"
+                    and isinstance(item.message.params, dict)
+                ):
+                    params = item.message.params
+                    session.trace_progress(params.get("progressToken"), params)
                 await sink.send(item)
     except (anyio.ClosedResourceError, anyio.BrokenResourceError):
         pass

@@ -8,6 +8,8 @@ placeholder response for the same id, so the waiting request wakes at once inste
 
 from __future__ import annotations
 
+from typing import Any
+
 from mcp_types import RequestId
 
 __all__ = [
@@ -76,8 +78,14 @@ class NotificationsSeen(WireEvent):
 
 class ProgressSeen(WireEvent):
     """The ``progressToken`` values of the ``notifications/progress`` the transport counted and
-    dropped (in one batch): enough for the session to extend the waiting calls' timeouts."""
+    dropped (in one batch): enough for the session to extend the waiting calls' timeouts.
+    ``records`` are the notifications themselves as (token, params), in wire order; a batch is
+    put on the stream before any reply that followed them, so the session sees progress and
+    responses in the order the target wrote them (``core.progress``)."""
 
-    def __init__(self, tokens: set[str | int]) -> None:
+    def __init__(
+        self, tokens: set[str | int], records: tuple[tuple[object, dict[str, Any]], ...] = ()
+    ) -> None:
         super().__init__(f"progress for {len(tokens)} token(s)")
         self.tokens = tokens
+        self.records = records

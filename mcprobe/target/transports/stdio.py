@@ -107,6 +107,8 @@ _NOTIFICATION_METHOD_RE = re.compile(rb'"method"\s*:\s*"([^"\\]{1,100})"')
 _ID_RE = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.){0,200}")')
 _PROGRESS_TOKEN_RE = re.compile(rb'"progressToken"\s*:\s*(-?\d+|"(?:[^"\\]|\\.){0,200}")')
 _PROGRESS = "notifications/progress"
+_MAX_RECORDS = 4096
+"""Progress notifications kept whole per batch (one read chunk holds far fewer)."""
 _MAX_TOKENS = 1000
 
 
@@ -406,6 +408,7 @@ class _LineSplitter:
         self.discard_size = 0
         self.notifications: dict[str, int] = {}
         self.progress: set[str | int] = set()
+        self.records: list[tuple[object, dict[str, Any]]] = []
 
     def _count(self, method: str) -> None:
         if method in self.notifications or len(self.notifications) < 50:
@@ -417,6 +420,10 @@ class _LineSplitter:
         if len(self.progress) < _MAX_TOKENS:  # bounded: the target names the tokens
             self.progress.add(token)
 
+    def _record(self, params: object) -> None:
+        if isinstance(params, dict) and len(self.records) < _MAX_RECORDS:
+            self.records.append((params.get("progressToken"), params))
+
     def _line(self, line: bytes, out: list[SessionMessage | Exception]) -> None:
         if b'"id"' not in line and line[:1] == b"{" and line[-1:] == b"}" and b'"jsonrpc"' in line:
             # Shaped like a notification (no id anywhere): counted without a full parse.
@@ -427,6 +434,9 @@ class _LineSplitter:
                 if method == _PROGRESS and (token := _PROGRESS_TOKEN_RE.search(line)):
                     with suppress(ValueError):
                         self._progress_token(json.loads(token.group(1)))
+                    with suppress(ValueError, RecursionError):  # a plain parse: no validation
+                        message = json.loads(line)
+                        self._record(message.get("params") if isinstance(message, dict) else None)
                 return
         for item in _parse_line(line):
             if isinstance(item, SessionMessage) and isinstance(
@@ -436,16 +446,22 @@ class _LineSplitter:
                 params = item.message.params
                 if item.message.method == _PROGRESS and isinstance(params, dict):
                     self._progress_token(params.get("progressToken"))
+                    self._record(params)
             else:
+                self._flush_progress(out)  # the progress written before this reply comes first
                 out.append(item)
+
+    def _flush_progress(self, out: list[SessionMessage | Exception]) -> None:
+        if self.progress or self.records:
+            out.append(ProgressSeen(self.progress, tuple(self.records)))
+            self.progress = set()
+            self.records = []
 
     def _flush_notifications(self, out: list[SessionMessage | Exception]) -> None:
         if self.notifications:
             out.append(NotificationsSeen(self.notifications))
             self.notifications = {}
-        if self.progress:
-            out.append(ProgressSeen(self.progress))
-            self.progress = set()
+        self._flush_progress(out)
 
     def feed(self, chunk: bytes) -> list[SessionMessage | Exception]:
         out: list[SessionMessage | Exception] = []
@@ -455,6 +471,7 @@ class _LineSplitter:
                 self.discard_size += len(chunk)
                 return out
             self.discard_size += idx
+            self._flush_progress(out)
             out.extend(_oversize_events(self.discard_prefix, self.discard_size, self.limit))
             self.discarding = False
             chunk = chunk[idx + 1 :]
@@ -465,6 +482,7 @@ class _LineSplitter:
             line = bytes(self.buf[start:idx]).strip()
             start = idx + 1
             if len(line) > self.limit:
+                self._flush_progress(out)
                 out.extend(_oversize_events(line[:_PREFIX], len(line), self.limit))
             elif line:
                 self._line(line, out)
