@@ -107,12 +107,12 @@ async def test_a_must_failure_costs_a_protocol_point_and_the_advice_ones_do_not(
 
 
 @pytest.mark.anyio
-async def test_nothing_observable_leaves_progress_unreported_and_cancellation_inconclusive() -> (
+async def test_nothing_observable_makes_progress_not_applicable_and_cancellation_inconclusive() -> (
     None
 ):
     report = await _audit("no_progress")
     verdicts = _verdicts(report)
-    assert "protocol.progress" not in verdicts  # a server MAY send no progress
+    assert verdicts["protocol.progress"] == "notApplicable"  # a server MAY send no progress
     assert verdicts["protocol.cancellation"] == "inconclusive"
 
 
@@ -161,7 +161,9 @@ def test_equal_progress_fails_and_floats_and_a_missing_total_pass() -> None:
     assert judge_progress_total([_trace(_progress(0.25), RESPONSE)]) == []
     [bad_total] = judge_progress([_trace(_progress(1, True, has_total=True), RESPONSE)])
     assert bad_total.verdict is Verdict.FAIL and "total True is not a number" in bad_total.message
-    assert judge_progress([_trace(RESPONSE)]) == []  # no progress: nothing to judge
+    [none] = judge_progress([_trace(RESPONSE)])  # no progress: nothing to judge
+    assert none.verdict is Verdict.NOT_APPLICABLE
+    assert judge_progress([]) == []  # no call at all
 
 
 def _observed(*events: ProgressEvent, waited: float = 3.0) -> CancelObservation:
@@ -216,3 +218,38 @@ def test_the_stdio_reader_keeps_progress_and_responses_in_wire_order() -> None:
     response = _line({"jsonrpc": "2.0", "id": 1, "result": {"content": []}})
     assert _order(progress(1) + response + progress(2)) == ["progress 1", "response", "progress 2"]
     assert _order(progress(1) + progress(2) + response) == ["progress 1", "progress 2", "response"]
+
+
+# --------------------------------------------------------------------------- the SDK's own server
+
+
+@pytest.mark.anyio
+async def test_the_python_sdks_progress_passes_over_stdio_and_http_and_cancels_on_stdio() -> None:
+    from tests.targets.hostile_http import serve
+    from tests.targets.sdk_progress_server import build_server
+
+    options = AuditOptions(overall_timeout=60)
+    stdio = TargetSpec(
+        "stdio",
+        command=sys.executable,
+        args=(str(Path(__file__).parent / "targets" / "sdk_progress_server.py"),),
+        connect_timeout=20,
+        call_timeout=10,
+    )
+    with anyio.fail_after(150):
+        over_stdio = await audit_spec(stdio, fuzz=True, options=options)
+        async with serve(build_server().streamable_http_app()) as base:
+            http = TargetSpec("http", url=f"{base}/mcp", connect_timeout=10, call_timeout=10)
+            over_http = await audit_spec(http, fuzz=True, options=options)
+    assert _verdicts(over_stdio) == {
+        "protocol.progress": "pass",
+        "protocol.progress_total": "pass",
+        "protocol.cancellation": "pass",
+    }
+    # Over HTTP the progress comes on the call's own SSE stream and is judged the same way; the
+    # cancellation cannot be ordered against it there.
+    assert _verdicts(over_http) == {
+        "protocol.progress": "pass",
+        "protocol.progress_total": "pass",
+        "protocol.cancellation": "inconclusive",
+    }

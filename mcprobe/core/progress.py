@@ -132,8 +132,8 @@ def judge_progress(
     traces: Sequence[ProgressTrace], *, foreign: int = 0, foreign_example: str = ""
 ) -> list[CheckResult]:
     """One ``protocol.progress`` result per tool whose calls got progress notifications, plus
-    one for notifications naming tokens mcprobe never sent (``foreign``). None when no call got
-    any (a server MAY send none: nothing to judge, nothing to report)."""
+    one for notifications naming tokens mcprobe never sent (``foreign``); not applicable when no
+    call got any (a server MAY send none: nothing to judge)."""
     results: list[CheckResult] = []
     by_tool: dict[str, list[ProgressTrace]] = {}
     for trace in traces:
@@ -174,6 +174,15 @@ def judge_progress(
                     observed=_observed(calls[0]),
                 )
             )
+    if not by_tool and not foreign and traces:
+        results.append(
+            check_result(
+                "protocol.progress",
+                Verdict.NOT_APPLICABLE,
+                f"none of the {len(traces)} call(s) got progress notifications (a server MAY "
+                "send none)",
+            )
+        )
     if foreign:
         results.append(
             check_result(

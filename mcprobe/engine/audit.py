@@ -38,7 +38,7 @@ from mcprobe.core.target_protocol import RequestTarget, Target
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.core.version import __version__
 from mcprobe.engine.fuzz_runner import DEFAULT_CONCURRENCY, ProgressCallback, run_fuzz
-from mcprobe.engine.progress_probes import progress_checks
+from mcprobe.engine.progress_probes import progress_checks, traces_so_far
 from mcprobe.engine.protocol_probes import run_surface_probes, second_connection_checks
 from mcprobe.engine.security_watch import WatchedTarget, observations, relisting_findings
 from mcprobe.report.markdown import render_markdown
@@ -111,6 +111,7 @@ async def run_audit(
     snapshot = target.snapshot
     fuzz_run: FuzzRun | None = None
     watch = WatchedTarget(target)
+    traced = traces_so_far(target)  # calls of earlier audits on this connection are not judged
     if fuzz:
         fuzz_run = await run_fuzz(
             cast(Target, watch),
@@ -131,7 +132,7 @@ async def run_audit(
     if options.surface and isinstance(target, RequestTarget):
         surface = await run_surface_probes(target, timeout=options.call_timeout, era=era)
         # Progress as the fuzz run saw it, and one cancelled call (only with consent to call).
-        observed = await progress_checks(target, fuzz_run)
+        observed = await progress_checks(target, fuzz_run, since=traced)
         surface = dataclasses.replace(surface, checks=(*surface.checks, *observed))
         if second_connection is not None:
             extra, eras = await second_connection(era)

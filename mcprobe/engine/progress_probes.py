@@ -24,7 +24,7 @@ from mcprobe.core.progress import (
     judge_progress_total,
 )
 
-__all__ = ["SLOW_MS", "progress_checks"]
+__all__ = ["SLOW_MS", "progress_checks", "traces_so_far"]
 
 SLOW_MS = 1000.0
 """A valid call at least this slow can be cancelled at half its duration without progress."""
@@ -71,12 +71,25 @@ def _candidate(fuzz: FuzzRun, traces: tuple[ProgressTrace, ...]) -> tuple[CaseRe
     return None
 
 
-async def progress_checks(target: object, fuzz: FuzzRun | None) -> list[CheckResult]:
+def traces_so_far(target: object) -> int:
+    """How many calls the target's connection has traced: an audit judges only its own."""
+    return len(target.progress_traces()) if isinstance(target, ProgressTarget) else 0
+
+
+async def progress_checks(
+    target: object, fuzz: FuzzRun | None, *, since: int = 0
+) -> list[CheckResult]:
     """``protocol.progress``, ``protocol.progress_total`` and ``protocol.cancellation`` after a
-    fuzz run ([] without one: no tool was called, nothing to observe)."""
+    fuzz run ([] without one: no tool was called, nothing to observe). ``since``: the traces
+    of earlier audits on the same connection (``traces_so_far`` before this one) are left out,
+    and so are cancelled calls (the cancellation check's own)."""
     if fuzz is None or not isinstance(target, ProgressTarget):
         return []
-    traces = target.progress_traces()
+    traces = tuple(
+        t
+        for t in target.progress_traces()[since:]
+        if not any(e.kind is EventKind.CANCELLED for e in t.events)
+    )
     count, first = target.foreign_progress()
     checks = judge_progress(traces, foreign=count, foreign_example=first)
     checks.extend(judge_progress_total(traces))
