@@ -76,7 +76,8 @@ async def test_well_formed_progress_and_an_honoured_cancellation_pass() -> None:
         ("foreign_token", "protocol.progress", '"not-yours"'),
         ("non_numeric", "protocol.progress", "'half' is not a number"),
         ("beyond_total", "protocol.progress_total", "beyond total 3"),
-        ("ignore_cancel", "protocol.cancellation", "answered the call after"),
+        ("ignore_cancel", "protocol.cancellation", "went on after the cancellation"),
+        ("error_on_cancel", "protocol.cancellation", "answered the call after"),
         ("silent_continue", "protocol.cancellation", "went on after the cancellation"),
     ],
 )

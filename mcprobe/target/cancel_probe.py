@@ -8,7 +8,8 @@ mcprobe abandons it, which makes the dispatcher send ``notifications/cancelled``
 barrier request (``ping``; in 2026-07-28, which has no ping, ``tools/list``). A server reads
 its stdin in order, so when the barrier's answer arrives it has read the cancellation: a
 response or progress for the call written after that answer was written after the server knew
-the call was cancelled. Everything waits within ``budget`` seconds.
+the call was cancelled; the first such event ends the watch, silence lasts 1.5 × the call's usual
+duration + 1 s. Everything waits within ``budget`` seconds.
 """
 
 from __future__ import annotations
@@ -100,7 +101,9 @@ async def observe_cancellation(
     watch_from = anyio.current_time()
     window = max(0.0, min(expected * 1.5 + 1.0, end - watch_from))
     with anyio.move_on_after(window):
-        await trace.until(EventKind.RESPONSE)
+        # The first thing for the call after the barrier settles it (a response or more
+        # progress: the server went on), so the watch ends there.
+        await trace.beyond(len(trace.events) + trace.dropped)
     return CancelObservation(
         session.frozen_trace(trace),
         waited=anyio.current_time() - watch_from,

@@ -138,6 +138,12 @@ class _Trace:
             return
         self.events.append(event)
 
+    async def beyond(self, count: int) -> None:
+        """Wait until more than ``count`` events happened (bound it with a cancel scope)."""
+        while len(self.events) + self.dropped <= count:
+            self.wake = anyio.Event()
+            await self.wake.wait()
+
     async def until(self, *kinds: EventKind) -> None:
         """Wait until one of ``kinds`` is among the events (bound it with a cancel scope)."""
         while not any(self.has(kind) for kind in kinds):

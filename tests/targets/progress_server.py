@@ -15,6 +15,7 @@ progress, no response. Modes change one thing each:
   beyond_total    progress 5 of total 3 (advice only)
   ignore_cancel   ignores cancellation: keeps sending progress and answers
   silent_continue keeps sending progress after cancellation, but sends no response
+  error_on_cancel stops on cancellation but answers the cancelled call with an error
   no_progress     never sends progress and answers at once (nothing to observe)
   slow_quiet      never sends progress; answers after 6 × STEP (cancellable)
 """
@@ -73,6 +74,10 @@ def work(rid: Any, token: Any, modes: set[str]) -> None:
     step = STEP * 2 if "slow_quiet" in modes else STEP  # 1.8 s: slow enough to cancel
     for value, total in zip(values, totals, strict=True):
         time.sleep(step)
+        if rid in _cancelled and "error_on_cancel" in modes:
+            error = {"code": -32800, "message": "Request cancelled"}
+            send({"jsonrpc": "2.0", "id": rid, "error": error})
+            return
         if rid in _cancelled and not ignores:
             return
         if token is not None and "slow_quiet" not in modes:
