@@ -127,6 +127,7 @@ async def audit_stdio(
     args: Sequence[str] = (),
     *,
     env: Mapping[str, str] | None = None,
+    secret_env: Sequence[str] = (),
     cwd: str | os.PathLike[str] | None = None,
     fuzz: bool = False,
     fuzz_writes: bool = False,
@@ -143,11 +144,14 @@ async def audit_stdio(
     """Audit a stdio MCP server started as ``command args…``.
 
     ``env`` is added to a minimal safe environment (the SDK passes only HOME, PATH, USER, …);
-    its values never appear in the report. ``fuzz`` calls the tools: only those annotated
-    ``readOnlyHint: true``, unless ``fuzz_writes`` (also ``destructiveHint: false`` tools:
-    additive writes) or ``fuzz_destructive`` (every tool); both imply ``fuzz``;
-    ``tools`` restricts fuzzing to those names. ``timeout`` is per call. ``surface=False``
-    skips the resource, prompt, protocol and HTTP transport checks (tools only). Raises
+    the report names its variables, never their values, and a value whose name or shape says
+    secret (``API_TOKEN``, a long random token…), or whose name ``secret_env`` lists (as
+    ``--secret-env``), is also redacted from everything the target sends back. ``fuzz`` calls
+    the tools: only those annotated ``readOnlyHint: true``, unless ``fuzz_writes`` (also
+    ``destructiveHint: false`` tools: additive writes) or ``fuzz_destructive`` (every tool);
+    both imply ``fuzz``; ``tools`` restricts fuzzing to those names. ``timeout`` is per call.
+    ``surface=False`` skips the resource, prompt, protocol and HTTP transport checks (tools
+    only). Raises
     ``ConnectFailed`` when the target cannot be started or does not complete the handshake
     within ``connect_timeout``.
     """
@@ -157,6 +161,7 @@ async def audit_stdio(
         command=command,
         args=tuple(args),
         env=dict(env or {}),
+        secret_env=tuple(secret_env),
         cwd=os.fspath(cwd) if cwd is not None else None,
         connect_timeout=connect_timeout,
         call_timeout=timeout,

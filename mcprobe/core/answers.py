@@ -32,8 +32,11 @@ def describe(raw: RawCall) -> str:
             text = repr(raw.result)
         return f"result {_excerpt(text)}"
     if raw.kind is RawKind.JSONRPC_ERROR:
+        # The target's message is quoted, so no reader (or redaction, core.redact) takes it for
+        # mcprobe's words.
         message = _excerpt(raw.error_message or "")
-        return f"JSON-RPC error {raw.error_code}" + (f" ({message})" if message else "")
+        quoted = json.dumps(message, ensure_ascii=False)
+        return f"JSON-RPC error {raw.error_code}" + (f" ({quoted})" if message else "")
     if raw.kind is RawKind.TIMEOUT:
         return f"no answer ({raw.detail or 'timeout'})"
     if raw.kind is RawKind.TRANSPORT_LOST:

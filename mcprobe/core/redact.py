@@ -166,6 +166,24 @@ class Redactor:
             return self._label(text)
         return f"{self.data(tool)} {self._label(label)}"
 
+    def request(self, text: str) -> str:
+        """``method {json params}`` (``core.answers.request_text``): the method is mcprobe's,
+        the params are scrubbed as JSON (their keys are the protocol's), written back alike."""
+        method, space, body = text.partition(" ")
+        try:
+            params = json.loads(body)
+        except ValueError:
+            return self.prose(text)
+        if not space or _dumps(params) != body:
+            return self.prose(text)
+        return f"{method} {_dumps(self.value(params))}"
+
+    def progress(self, message: str) -> str:
+        """A fuzz progress message, ``"12/41 tool kind:path"``."""
+        count, _, rest = message.partition(" ")
+        tool, space, label = rest.rpartition(" ")
+        return f"{count} {self.data(tool)}{space}{self._label(label)}" if space else message
+
     def _label(self, label: str) -> str:
         kind, colon, path = label.partition(":")
         return f"{kind}{colon}{self.data(path)}" if colon else label
@@ -198,6 +216,7 @@ class Redactor:
             "prose": self.prose,
             "value": self.value,
             "case": self.case_ref,
+            "request": self.request,
             "lock": self.lock,
             "params": self._params,
         }
@@ -248,6 +267,10 @@ class Redactor:
         return out
 
 
+def _dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
 def _replace(text: str, secret: str) -> str:
     """Every ``secret`` in ``text`` replaced, leaving earlier ``[redacted]`` marks whole, so that
     scrubbing twice changes nothing (a secret such as ``dact`` would otherwise eat them)."""
@@ -278,11 +301,11 @@ def _map(fn: Callable[[Any], Any], value: Any) -> Any:
     return fn(value)
 
 
-Rule = Literal["keep", "data", "prose", "value", "case", "params", "lock"]
+Rule = Literal["keep", "data", "prose", "value", "case", "params", "lock", "request"]
 """How one field is scrubbed: ``keep`` (mcprobe's vocabulary, or recomputed afterwards),
 ``data`` (target text), ``prose`` (mcprobe's text quoting the target), ``value`` (target
 JSON, keys included), ``case`` (a case label or "tool label"), ``params`` (a deduction's
-template values), ``lock`` (a pin lock)."""
+template values), ``lock`` (a pin lock), ``request`` (``method {json params}``)."""
 Rules = Mapping[type[BaseModel], Mapping[str, Rule]]
 
 # The report's string fields that are not prose (the default): mcprobe's vocabulary (kept) and
@@ -340,7 +363,8 @@ REPORT_RULES: Rules = {
         "header_names": "keep",
         "client_capabilities": "keep",
     },
-    CheckOut: {"check": "keep", "clause": "keep", "subject": "data", "observed": "data"},
+    # ``observed`` is mcprobe's line around the target's quoted answer (``core.answers``).
+    CheckOut: {"check": "keep", "clause": "keep", "subject": "data", "request": "request"},
     ToolDriftOut: {"tool": "data"},
     DriftOut: {"added": "data", "removed": "data"},
 }

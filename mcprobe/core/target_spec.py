@@ -52,7 +52,7 @@ TRANSPORTS: tuple[TransportKind, ...] = (
         "stdio",
         "a local process speaking newline-delimited JSON-RPC on stdin/stdout",
         "command",
-        frozenset({"command", "args", "env", "cwd"}),
+        frozenset({"command", "args", "env", "secret_env", "cwd"}),
         ("stdio",),
     ),
     TransportKind(
@@ -171,7 +171,7 @@ def secret_env_value(value: str) -> bool:
     return any(c.isupper() for c in value) or len(value) >= 32
 
 
-_STDIO_ONLY = "args, env and cwd apply to stdio targets only"
+_STDIO_ONLY = "args, env, secret-env and cwd apply to stdio targets only"
 _URL_ONLY = "headers and bearer apply to http/sse targets only"
 
 
@@ -214,6 +214,7 @@ def target_spec(
         "command": command is not None,
         "args": bool(args),
         "env": bool(env),
+        "secret_env": bool(secret_env),
         "cwd": cwd is not None,
         "url": url is not None,
         "headers": bool(headers),

@@ -108,6 +108,8 @@ async def run_audit(
     options = options or AuditOptions()
     if deadline is None:
         deadline = options.deadline()
+    if progress is not None and secrets:
+        progress = _scrubbed_progress(progress, Redactor.of(secrets))
     snapshot = target.snapshot
     fuzz_run: FuzzRun | None = None
     watch = WatchedTarget(target)
@@ -236,6 +238,15 @@ async def audit_spec(
         if on_report is not None:
             on_report(report)
         return report
+
+
+def _scrubbed_progress(progress: ProgressCallback, redactor: Redactor) -> ProgressCallback:
+    # Progress messages name the target's tools: every front-end (terminal, MCP progress
+    # notifications, the library's callback) gets them scrubbed.
+    async def scrubbed(done: int, total: int, message: str) -> None:
+        await progress(done, total, redactor.progress(message))
+
+    return scrubbed
 
 
 def spec_credentials(spec: TargetSpec) -> list[tuple[str, str]]:

@@ -372,6 +372,7 @@ def spec_from_input(args: ConnectInput) -> TargetSpec:
         command=args.command,
         args=args.args,
         env=args.env,
+        secret_env=args.secret_env,
         cwd=args.cwd,
         url=args.url,
         headers=args.headers,

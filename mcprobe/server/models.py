@@ -47,7 +47,14 @@ class ConnectInput(ToolInput):
     args: list[str] = Field(default_factory=list, description="stdio: its arguments, as given.")
     env: dict[str, str] = Field(
         default_factory=dict,
-        description="stdio: extra environment variables (values are secret: never echoed).",
+        description="stdio: extra environment variables. mcprobe never repeats a value; one "
+        "whose name or shape says secret (API_TOKEN, DB_PASSWORD, a long random token...) or "
+        "that secretEnv names is also redacted from everything the target sends back.",
+    )
+    secret_env: list[str] = Field(
+        default_factory=list,
+        description="stdio: names of env variables whose values are secrets too (as the CLI's "
+        "--secret-env), e.g. a short password the name/shape rule would not recognise.",
     )
     cwd: str | None = Field(default=None, description="stdio: the working directory.")
     url: str | None = Field(default=None, description="http/sse: the server URL.")

@@ -177,3 +177,16 @@ def test_pin_and_audit_with_the_same_secrets_see_no_drift() -> None:
 def test_a_lock_without_secrets_is_the_unscrubbed_lock() -> None:
     snapshot = _snapshot("plain")
     assert lock_of(snapshot, Redactor.of([])) == lock_of(snapshot)
+
+
+def test_a_progress_message_keeps_its_count_and_case_kind() -> None:
+    r = Redactor.of(["valid"])
+    assert r.progress("3/9 valid_tool valid") == f"3/9 {REDACTED}_tool valid"
+    assert r.progress("3/9 t wrong_type:valid") == f"3/9 t wrong_type:{REDACTED}"
+
+
+def test_a_check_request_keeps_the_protocol_keys_and_loses_the_targets_values() -> None:
+    r = Redactor.of(["name"])
+    text = 'prompts/get {"arguments": {}, "name": "name_prompt"}'
+    assert r.request(text) == f'prompts/get {{"arguments": {{}}, "name": "{REDACTED}_prompt"}}'
+    assert r.request("prompts/get not-json name") == "prompts/get not-json name"

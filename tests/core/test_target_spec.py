@@ -161,3 +161,10 @@ def test_secret_env_marks_a_plain_name_secret_and_rejects_a_bad_name() -> None:
     assert target_spec(command="x", env={"MYVAR": "hunter2xyz"}).secret_values() == ()
     with pytest.raises(UsageError, match="secret-env"):
         target_spec(command="x", env={"MYVAR": "v"}, secret_env=["bad-name"])
+
+
+def test_secret_env_applies_to_stdio_targets_only() -> None:
+    with pytest.raises(UsageError, match="secret-env and cwd apply to stdio targets only"):
+        target_spec(url="http://127.0.0.1:1/mcp", secret_env=["API_TOKEN"])
+    spec = target_spec(command="x", env={"PIN": "1234"}, secret_env=["PIN"])
+    assert spec.secret_values() == ("1234",)
