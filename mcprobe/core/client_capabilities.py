@@ -14,14 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal
 
 __all__ = [
     "CLIENT_CAPABILITIES",
     "DEFAULT_CLIENT_CAPABILITIES",
     "SAMPLING_ERROR",
+    "ClientCapability",
     "answer_for",
     "capability_of",
+    "declared_capabilities",
     "describe_capabilities",
     "parse_client_capabilities",
     "wire_capabilities",
@@ -35,6 +37,8 @@ CLIENT_CAPABILITIES: Mapping[str, str] = MappingProxyType(
     }
 )
 DEFAULT_CLIENT_CAPABILITIES: tuple[str, ...] = tuple(CLIENT_CAPABILITIES)
+ClientCapability = Literal["roots", "elicitation", "sampling"]
+"""The names of ``CLIENT_CAPABILITIES``, for pydantic inputs (a test keeps the two equal)."""
 
 _METHODS = {
     "roots/list": "roots",
@@ -66,7 +70,14 @@ def parse_client_capabilities(text: str) -> tuple[str, ...]:
             f"unknown client capability {', '.join(unknown) or text!r}; "
             f"use a comma list of {choices}, or none"
         )
-    return tuple(c for c in CLIENT_CAPABILITIES if c in words)
+    return declared_capabilities(words)
+
+
+def declared_capabilities(names: Iterable[str]) -> tuple[str, ...]:
+    """``names`` (already validated) in catalogue order, each once: what ``--client-capabilities``
+    makes of a comma list, for callers that pass a list (``probe_connect``)."""
+    given = set(names)
+    return tuple(c for c in CLIENT_CAPABILITIES if c in given)
 
 
 def wire_capabilities(declared: Iterable[str]) -> dict[str, Any]:

@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 from mcprobe.core.client_capabilities import DEFAULT_CLIENT_CAPABILITIES, describe_capabilities
 
 Transport = Literal["stdio", "http", "sse"]
+ProtocolChoice = Literal["auto", "handshake", "modern"]
+"""``--protocol`` / ``probe_connect`` ``protocol``: auto (initialize, then 2026-07-28 if it is
+refused), handshake (initialize only) or modern (2026-07-28 only)."""
+PROTOCOL_CHOICES: tuple[str, ...] = ("auto", "handshake", "modern")
 Wire = Literal["stdio", "http", "sse"]  # one protocol on the wire (``http`` = Streamable HTTP)
 
 
@@ -94,7 +98,7 @@ class TargetSpec:
     client_capabilities: tuple[str, ...] = DEFAULT_CLIENT_CAPABILITIES
     # The protocol era: auto (initialize, then 2026-07-28 if initialize is refused), handshake
     # (initialize only) or modern (2026-07-28 only: server/discover + the _meta envelope).
-    protocol: Literal["auto", "handshake", "modern"] = "auto"
+    protocol: ProtocolChoice = "auto"
 
     def describe(self) -> TargetOut:
         """The target for reports: names of secrets, never their values."""

@@ -13,13 +13,14 @@ The connection registry lives in the server lifespan's task group (one owner tas
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import mcp_types as types
@@ -29,6 +30,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from pydantic import BaseModel, ValidationError
 
+from mcprobe.core.client_capabilities import ClientCapability, declared_capabilities
 from mcprobe.core.errors import McprobeError, UsageError
 from mcprobe.core.model import ServerSnapshot
 from mcprobe.core.pinning import lock_of, parse_lock
@@ -126,6 +128,13 @@ async def probe_connect(
     spec = with_canary(spec_from_input(args))
     connection = await registry.connect(spec)
     snap = connection.target.snapshot
+    # The 2026-07-28 era has no initialize, so nothing was declared there (the report agrees).
+    # Names from CLIENT_CAPABILITIES (the spec was built from them): a Literal list in the
+    # output, so redaction keeps them as mcprobe's vocabulary.
+    declared = cast(
+        "list[ClientCapability]",
+        list(spec.client_capabilities) if snap.era == "handshake" else [],
+    )
     out = ConnectOutput(
         connection_id=connection.id,
         name=snap.name,
@@ -137,12 +146,15 @@ async def probe_connect(
         ),
         instructions=snap.instructions,
         default_connection_id=registry.default_id,
+        era="modern" if snap.era == "modern" else "handshake",
+        client_capabilities=declared,
     )
     # The text quotes the scrubbed values (json.dumps would escape a secret out of reach).
     out = server_redactor(spec.secret_values()).model(out, SERVER_RULES)
     text = (
         f"Connected {connection.id} to server {_quoted(out.name)} version {_quoted(out.version)} "
-        f"(protocol {_quoted(out.protocol_version)}): {len(snap.tools)} tools. "
+        f"(protocol {_quoted(out.protocol_version)}, {out.era} era; declared client "
+        f"capabilities: {', '.join(declared) or 'none'}): {len(snap.tools)} tools. "
         f"Next: probe_report with connectionId {connection.id!r} (fuzz: true to call its tools)."
     )
     return ToolOutput(out, text, spec.secret_values())
@@ -366,8 +378,10 @@ _BY_NAME = {tool.name: tool for tool in TOOLS}
 
 def spec_from_input(args: ConnectInput) -> TargetSpec:
     """The ``TargetSpec`` for a ``probe_connect`` call: the one validating constructor, so the
-    CLI, the library and this tool refuse a bad target with the same ``UsageError``."""
-    return target_spec(
+    CLI, the library and this tool refuse a bad target with the same ``UsageError``;
+    ``clientCapabilities`` and ``protocol`` mean what ``--client-capabilities`` and ``--protocol``
+    mean (pydantic has refused any other value already)."""
+    spec = target_spec(
         transport=args.transport,
         command=args.command,
         args=args.args,
@@ -381,6 +395,10 @@ def spec_from_input(args: ConnectInput) -> TargetSpec:
         connect_timeout=args.connect_timeout_seconds or DEFAULT_CONNECT_TIMEOUT,
         url_credentials=False,
     )
+    if args.client_capabilities is not None:
+        declared = declared_capabilities(args.client_capabilities)
+        spec = dataclasses.replace(spec, client_capabilities=declared)
+    return dataclasses.replace(spec, protocol=args.protocol)
 
 
 async def _audit(

@@ -7,10 +7,11 @@ mistake gets a precise ``isError`` instead of a guess. Their JSON Schemas are th
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
+from mcprobe.core.client_capabilities import ClientCapability
 from mcprobe.core.report_model import (
     CoverageOut,
     FindingOut,
@@ -20,7 +21,7 @@ from mcprobe.core.report_model import (
     TargetDeathOut,
     WireModel,
 )
-from mcprobe.core.target_spec import Transport
+from mcprobe.core.target_spec import ProtocolChoice, Transport
 
 
 def _connection_id() -> Any:
@@ -78,6 +79,19 @@ class ConnectInput(ToolInput):
         le=600,
         description="Limit for starting the target and completing the handshake and tool "
         "listing, in seconds (default 30).",
+    )
+    client_capabilities: list[ClientCapability] | None = Field(
+        default=None,
+        description="Client capabilities mcprobe declares in initialize, like the CLI's "
+        "--client-capabilities: any of roots (answered with an empty list), elicitation "
+        "(declined), sampling (answered with an error); [] declares none. Default: all three, "
+        "so servers that show some tools only to capable clients show them.",
+    )
+    protocol: ProtocolChoice = Field(
+        default="auto",
+        description="Protocol era, like the CLI's --protocol: handshake (initialize), modern "
+        "(2026-07-28: server/discover and per-request _meta), or auto (initialize, then "
+        "2026-07-28 if initialize is refused).",
     )
 
 
@@ -176,6 +190,13 @@ class ConnectOutput(WireModel):
     counts: Counts
     instructions: str | None
     default_connection_id: str | None
+    era: Literal["handshake", "modern"] = Field(
+        description="the era connected in: initialize, or 2026-07-28 (server/discover)"
+    )
+    client_capabilities: list[ClientCapability] = Field(
+        description="the client capabilities mcprobe declared (none in the 2026-07-28 era, "
+        "which has no initialize)"
+    )
 
 
 class SeveritySummary(WireModel):

@@ -22,6 +22,8 @@ Standard library only, deterministic. Defects:
   version_refuse       initialize offering an unknown version gets a JSON-RPC error
   echo_caps            the instructions are the client capabilities initialize declared (JSON)
   no_tools             a resources/prompts-only server: no `tools` capability, an empty tools/list
+  roots_tool           a second tool, list_roots, is listed only to a client whose initialize
+                       declared roots (server-everything does this with get-roots-list)
   lint                 resources/prompts with lint problems (no name, bad URI, duplicate URI,
                        invalid template, undescribed prompt and argument, required: "yes")
 """
@@ -84,9 +86,18 @@ TOOLS: list[dict[str, Json]] = [
 ]
 
 
+ROOTS_TOOL: dict[str, Json] = {
+    "name": "list_roots",
+    "description": "Lists the client's roots (shown only to clients that declare roots).",
+    "inputSchema": {"type": "object", "properties": {}},
+    "annotations": {"readOnlyHint": True},
+}
+
+
 class SurfaceServer:
     def __init__(self, argv: list[str]) -> None:
         self.defects = set(argv)
+        self.client_caps: dict[str, Json] = {}
 
     def send(self, message: dict[str, Json]) -> None:
         sys.stdout.write(json.dumps(message) + "\n")
@@ -146,6 +157,8 @@ class SurfaceServer:
                 return
             if "version_echo" in self.defects:
                 version = str(offered)
+        caps = params.get("capabilities")
+        self.client_caps = caps if isinstance(caps, dict) else {}
         if "echo_caps" in self.defects:
             instructions = json.dumps(params.get("capabilities"), sort_keys=True)
         self.reply(
@@ -175,7 +188,11 @@ class SurfaceServer:
         if cursor is not None and "cursor_ok" not in self.defects:
             self.error(rid, -32602, "Invalid cursor")
             return
-        self.reply(rid, {"tools": [] if "no_tools" in self.defects else TOOLS})
+        if "no_tools" in self.defects:
+            self.reply(rid, {"tools": []})
+            return
+        capable = "roots_tool" in self.defects and "roots" in self.client_caps
+        self.reply(rid, {"tools": [*TOOLS, ROOTS_TOOL] if capable else TOOLS})
 
     def resources_list(self, rid: Json, params: dict[str, Json]) -> None:
         extra = LINT_RESOURCES if "lint" in self.defects else []
