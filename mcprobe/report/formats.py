@@ -1,9 +1,10 @@
 """The output format registry: one ``OutputFormat`` per report format (its ``--format`` name,
 MIME type, file extension, the options it takes, and its renderer).
 
-The CLI's ``--format`` choices, the library's ``render_report(format=...)`` and anything else
-that renders a report read this table. Importing it is cheap: each renderer module is imported
-only when its format is rendered (the CLI checks its arguments before the heavy imports).
+The CLI's ``--format`` choices, the library's ``render_report(format=...)``, the MCP server's
+``probe_report`` ``format`` and anything else that renders a report read this table. Importing
+it is cheap: each renderer module is imported only when its format is rendered (the CLI checks
+its arguments before the heavy imports).
 
 To add a format: a renderer module in ``mcprobe/report/`` (``render_x(report) -> str``, pure),
 one ``OutputFormat`` in ``FORMATS`` and its name in ``ReportFormat`` below (a test keeps the two
@@ -19,7 +20,15 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from mcprobe.core.report_model import ConformanceReport
 
-__all__ = ["FORMATS", "FORMAT_NAMES", "OutputFormat", "ReportFormat", "output_format", "render"]
+__all__ = [
+    "FORMATS",
+    "FORMAT_NAMES",
+    "OutputFormat",
+    "RenderOptions",
+    "ReportFormat",
+    "output_format",
+    "render",
+]
 
 ReportFormat = Literal["md", "json", "sarif", "junit", "html"]
 """The names of ``FORMATS``, for type checkers (a test keeps the two equal)."""

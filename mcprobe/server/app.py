@@ -47,6 +47,7 @@ from mcprobe.core.target_spec import (
 from mcprobe.core.version import __version__
 from mcprobe.engine.audit import AuditOptions, run_audit, spec_credentials
 from mcprobe.engine.fuzz_runner import ProgressCallback
+from mcprobe.report.formats import RenderOptions, output_format
 from mcprobe.server.models import (
     ConnectInput,
     ConnectionInput,
@@ -239,7 +240,8 @@ async def probe_report(
         redactor = server_redactor(connection.spec.secret_values())
         lock = lock_of(connection.target.snapshot, redactor)
         report = report.model_copy(update={"lock": lock})
-    return ToolOutput(report, report.markdown or "", connection.spec.secret_values(), True)
+    secrets = connection.spec.secret_values()
+    return ToolOutput(report, report_text(report, args.format), secrets, True)
 
 
 async def probe_list(
@@ -419,6 +421,19 @@ async def _audit(
         canary=connection.spec.canary(),
         echo_secrets=spec_credentials(connection.spec),
     )
+
+
+def report_text(report: ConformanceReport, name: str) -> str:
+    """probe_report's text content in format ``name``, through the output-format registry (the
+    CLI's ``--format``). Markdown is the report's own ``markdown`` (rendered by the same
+    renderer), so the text and ``structuredContent.markdown`` stay identical. The report was
+    scrubbed field by field when built (and ``pin``'s lock when made), so every format renders
+    it as is: nothing is searched and replaced in the rendered text, where a JSON string may
+    carry a secret escaped."""
+    output = output_format(name)
+    if output.name == "md":
+        return report.markdown or ""
+    return output.render(report, RenderOptions())
 
 
 def server_out(snap: ServerSnapshot) -> ServerOut:

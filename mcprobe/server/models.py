@@ -22,6 +22,7 @@ from mcprobe.core.report_model import (
     WireModel,
 )
 from mcprobe.core.target_spec import ProtocolChoice, Transport
+from mcprobe.report.formats import ReportFormat
 
 
 def _connection_id() -> Any:
@@ -164,6 +165,11 @@ class ReportInput(ToolInput):
         default=True,
         description="Run the resource, prompt, protocol and HTTP transport checks (read-only "
         "by the spec); false audits the tools only.",
+    )
+    format: ReportFormat = Field(
+        default="md",
+        description="The report format of the text content, as the CLI's --format: md "
+        "(default), json, sarif, junit or html. structuredContent is always the JSON report.",
     )
 
 
