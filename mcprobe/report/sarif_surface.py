@@ -83,10 +83,10 @@ def surface_rules() -> list[dict[str, Any]]:
 
 
 def _method(request: str | None) -> str | None:
-    """The JSON-RPC method (or HTTP verb and method) a check's request names."""
-    if not request:
-        return None
-    return request.split(",", 1)[0].split(" {", 1)[0].split(" null", 1)[0].strip() or None
+    """The JSON-RPC method a protocol check's request names (``method`` then its JSON params;
+    a method name has no space)."""
+    method = (request or "").strip().split(" ", 1)[0]
+    return method or None
 
 
 def check_location(server: str, endpoint: str | None, check: CheckOut) -> list[dict[str, Any]]:
