@@ -122,3 +122,19 @@ def test_routing_headers_mirror_the_body_as_the_sdks_client_does() -> None:
     assert routing_headers("resources/read", {"uri": "a://é"}, "2026-07-28", {})[
         "mcp-name"
     ].startswith("=?base64?")
+
+
+async def test_protocol_modern_on_a_2025_only_http_server_fails_to_connect_clearly() -> None:
+    from mcprobe.core.errors import ConnectFailed
+    from tests.targets.era_server import handshake_only_http
+
+    app = handshake_only_http(build_server().streamable_http_app(transport_security=_PROTECTED))
+    with anyio.fail_after(60):
+        async with serve(app) as base:
+            spec = TargetSpec("http", url=f"{base}/mcp", connect_timeout=10, protocol="modern")
+            with pytest.raises(ConnectFailed, match="does not seem to speak 2026-07-28"):
+                await audit_spec(spec, fuzz=False, options=AuditOptions(overall_timeout=30))
+            # Under auto the same server is audited in the handshake era, one era reported.
+            auto = TargetSpec("http", url=f"{base}/mcp", connect_timeout=10, call_timeout=5)
+            report = await audit_spec(auto, fuzz=False, options=AuditOptions(overall_timeout=40))
+    assert report.server.eras == ["handshake"]

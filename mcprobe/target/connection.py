@@ -169,6 +169,13 @@ class _Attempt:
             challenge = f" (WWW-Authenticate: {scheme} …)" if scheme else ""
             hint = "; check the bearer token or headers" if failure.status == 401 else ""
             return self.fail(f"{text}{challenge}: authentication failed{hint}")
+        if self.era == "modern" and self.phase == "initialize" and 400 <= failure.status < 500:
+            # The opening server/discover was refused at the HTTP level: a 2025 server answers
+            # a request outside its sessions (or with a version header it does not know) so.
+            return self.fail(
+                f"{text} to server/discover: the server does not seem to speak 2026-07-28 "
+                "(--protocol auto or handshake audits it in the handshake era)"
+            )
         fallback = self.kind == "http" and self.http.rejects_streamable()
         return self.fail(text, fallback=fallback)
 

@@ -207,3 +207,24 @@ def modern_only_http(app: Any) -> Any:
         await send({"type": "http.response.body", "body": payload})
 
     return wrapped
+
+
+def handshake_only_http(app: Any) -> Any:
+    """The SDK's Streamable HTTP app as a 2025-only server: a request whose MCP-Protocol-Version
+    header is not a handshake version gets 400 (what a 2025 server answers a request outside its
+    sessions); everything else is the SDK's own handling."""
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            headers = {
+                k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]
+            }
+            version = headers.get("mcp-protocol-version")
+            if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+                await send({"type": "http.response.start", "status": 400, "headers": []})
+                await send({"type": "http.response.body", "body": b"Bad Request"})
+                return
+        await app(scope, receive, send)
+
+    return wrapped
