@@ -33,7 +33,7 @@ MAPPING: dict[str, tuple[tuple[str, ...], bool]] = {
     "tools-call-mixed-content": (("fuzz",), True),
     "tools-call-with-logging": ((), True),
     "tools-call-error": (("fuzz",), True),
-    "tools-call-with-progress": ((), True),
+    "tools-call-with-progress": (("protocol.progress",), True),
     "tools-call-sampling": ((), True),
     "tools-call-elicitation": ((), True),
     "elicitation-sep1034-defaults": ((), True),
