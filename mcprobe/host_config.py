@@ -257,7 +257,9 @@ def server_argv(server: HostServer) -> list[str]:
         if server.cwd:
             argv += ["--cwd", server.cwd]
         for name, value in server.env.items():
-            argv += ["--env", f"{name}={value}"]
+            # Every value is a secret, as the module says (--secret-env), whatever its name:
+            # redaction works on the target's strings only, so this corrupts no report.
+            argv += ["--env", f"{name}={value}", "--secret-env", name]
         return [*argv, "--", server.command or "", *server.args]
     argv = []
     for name, value in server.headers.items():

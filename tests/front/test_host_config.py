@@ -266,3 +266,18 @@ def test_config_usage_errors_are_one_line(tmp_path: Path, monkeypatch: pytest.Mo
 def test_help_with_config_prints_the_audit_help(tmp_path: Path) -> None:
     code, out, _ = _audit("--config", str(_two_servers(tmp_path)), "--help")
     assert code == EXIT_OK and "--output-dir DIR" in out and "exit codes:" in out
+
+
+@pytest.mark.slow
+def test_a_config_env_value_is_a_secret_whatever_its_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # PLAIN_VAR says nothing secret by name or shape: the config's promise makes it one anyway.
+    monkeypatch.setenv("UX_TEST_VALUE", "plainish-77")
+    target = {"command": PY, "args": [CLI_TARGET, "--clean", "--echo-env", "PLAIN_VAR"]}
+    doc = {"mcpServers": {"one": {**target, "env": {"PLAIN_VAR": "${env:UX_TEST_VALUE}"}}}}
+    config = _write(tmp_path / "claude_desktop_config.json", json.dumps(doc))
+    code, out, err = _audit("--config", str(config), "--fuzz", "--json")
+    assert code == EXIT_OK, err
+    assert "plainish-77" not in out + err
+    assert "PLAIN_VAR=[redacted]" in out  # the target did echo it
