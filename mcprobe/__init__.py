@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from mcprobe.core.errors import McprobeError as McprobeError
     from mcprobe.core.report_model import ConformanceReport as ConformanceReport
     from mcprobe.core.suppress import RuleOverride
-    from mcprobe.core.target_spec import TargetSpec
+    from mcprobe.core.target_spec import ProtocolChoice, TargetSpec
     from mcprobe.engine.fuzz_runner import ProgressCallback
 
 from mcprobe.report.formats import ReportFormat
@@ -140,6 +140,8 @@ async def audit_stdio(
     overall_timeout: float | None = None,
     progress: ProgressCallback | None = None,
     surface: bool = True,
+    client_capabilities: Sequence[str] | None = None,
+    protocol: ProtocolChoice = "auto",
 ) -> ConformanceReport:
     """Audit a stdio MCP server started as ``command args…``.
 
@@ -151,7 +153,11 @@ async def audit_stdio(
     ``destructiveHint: false`` tools: additive writes) or ``fuzz_destructive`` (every tool);
     both imply ``fuzz``; ``tools`` restricts fuzzing to those names. ``timeout`` is per call.
     ``surface=False`` skips the resource, prompt, protocol and HTTP transport checks (tools
-    only). Raises
+    only). ``client_capabilities`` (as ``--client-capabilities``) lists what mcprobe declares
+    in initialize, any of ``roots``, ``elicitation``, ``sampling`` (default: all three; ``[]``
+    declares none). ``protocol`` (as ``--protocol``) picks the era: ``"handshake"``
+    (initialize), ``"modern"`` (2026-07-28), or ``"auto"`` (initialize, then 2026-07-28 if it
+    is refused). A bad value of either raises ``UsageError`` naming it and the choices. Raises
     ``ConnectFailed`` when the target cannot be started or does not complete the handshake
     within ``connect_timeout``.
     """
@@ -165,6 +171,8 @@ async def audit_stdio(
         cwd=os.fspath(cwd) if cwd is not None else None,
         connect_timeout=connect_timeout,
         call_timeout=timeout,
+        client_capabilities=client_capabilities,
+        protocol=protocol,
     )
     return await _run_pipeline(
         spec,
@@ -197,6 +205,8 @@ async def audit_url(
     overall_timeout: float | None = None,
     progress: ProgressCallback | None = None,
     surface: bool = True,
+    client_capabilities: Sequence[str] | None = None,
+    protocol: ProtocolChoice = "auto",
 ) -> ConformanceReport:
     """Audit an MCP server over HTTP: Streamable HTTP, falling back to legacy SSE
     (``transport="sse"`` goes straight to SSE). ``headers`` and ``bearer`` are sent with every
@@ -210,6 +220,8 @@ async def audit_url(
         bearer=bearer,
         connect_timeout=connect_timeout,
         call_timeout=timeout,
+        client_capabilities=client_capabilities,
+        protocol=protocol,
     )
     return await _run_pipeline(
         spec,

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import io
 import math
 import os
@@ -479,7 +478,7 @@ def _spec(ns: argparse.Namespace, command: list[str] | None) -> TargetSpec:
     bearer = ns.bearer
     if bearer is None and command is None:
         bearer = os.environ.get(TOKEN_ENV) or None
-    spec = target_spec(
+    return target_spec(
         command=command[0] if command else None,
         args=command[1:] if command else (),
         env=dict(ns.env),
@@ -490,10 +489,9 @@ def _spec(ns: argparse.Namespace, command: list[str] | None) -> TargetSpec:
         bearer=bearer,
         connect_timeout=ns.connect_timeout or DEFAULT_CONNECT_TIMEOUT,
         call_timeout=ns.timeout or DEFAULT_CALL_TIMEOUT,
+        client_capabilities=ns.client_capabilities,
+        protocol=ns.protocol,
     )
-    if ns.client_capabilities is not None:
-        spec = dataclasses.replace(spec, client_capabilities=ns.client_capabilities)
-    return dataclasses.replace(spec, protocol=ns.protocol)
 
 
 def _apply_config_file(ns: argparse.Namespace, argv: Sequence[str]) -> tuple[RuleOverride, ...]:

@@ -23,6 +23,7 @@ __all__ = [
     "ClientCapability",
     "answer_for",
     "capability_of",
+    "check_client_capabilities",
     "declared_capabilities",
     "describe_capabilities",
     "parse_client_capabilities",
@@ -63,14 +64,32 @@ def parse_client_capabilities(text: str) -> tuple[str, ...]:
     words = [w.strip() for w in text.split(",") if w.strip()]
     if words == ["none"]:
         return ()
-    unknown = [w for w in words if w not in CLIENT_CAPABILITIES]
-    if unknown or not words:
-        choices = ", ".join(CLIENT_CAPABILITIES)
-        raise ValueError(
-            f"unknown client capability {', '.join(unknown) or text!r}; "
-            f"use a comma list of {choices}, or none"
-        )
-    return declared_capabilities(words)
+    if not words:
+        raise ValueError(f"unknown client capability {text!r}; {_choices('a comma list')}, or none")
+    try:
+        return check_client_capabilities(words, form="a comma list")
+    except ValueError as exc:
+        raise ValueError(f"{exc}, or none") from None
+
+
+def check_client_capabilities(names: Iterable[object], *, form: str = "a list") -> tuple[str, ...]:
+    """The one check of a list of capability names (the CLI's comma list once split, the
+    library's ``client_capabilities=``; ``probe_connect``'s pydantic Literal agrees): the names
+    in catalogue order, each once; ``ValueError`` naming the unknown ones and the choices. A
+    string is not a list (``"roots"`` would be five letters). ``form``: how the message
+    names a list in the caller's front-end."""
+    if isinstance(names, str | bytes):
+        raise ValueError(f"expected a list of names, not a string; {_choices(form)}")
+    words = list(names)
+    unknown = [w for w in words if not isinstance(w, str) or w not in CLIENT_CAPABILITIES]
+    if unknown:
+        listed = ", ".join(str(w) for w in unknown)
+        raise ValueError(f"unknown client capability {listed!r}; {_choices(form)}")
+    return declared_capabilities(w for w in words if isinstance(w, str))
+
+
+def _choices(form: str) -> str:
+    return f"use {form} of {', '.join(CLIENT_CAPABILITIES)}"
 
 
 def declared_capabilities(names: Iterable[str]) -> tuple[str, ...]:

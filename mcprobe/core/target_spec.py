@@ -16,20 +16,24 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, cast, get_args
 from urllib.parse import parse_qsl, urlsplit
 
 from mcprobe.core.errors import UsageError
 
 if TYPE_CHECKING:
     from mcprobe.core.report_model import TargetOut
-from mcprobe.core.client_capabilities import DEFAULT_CLIENT_CAPABILITIES, describe_capabilities
+from mcprobe.core.client_capabilities import (
+    DEFAULT_CLIENT_CAPABILITIES,
+    check_client_capabilities,
+    describe_capabilities,
+)
 
 Transport = Literal["stdio", "http", "sse"]
 ProtocolChoice = Literal["auto", "handshake", "modern"]
 """``--protocol`` / ``probe_connect`` ``protocol``: auto (initialize, then 2026-07-28 if it is
 refused), handshake (initialize only) or modern (2026-07-28 only)."""
-PROTOCOL_CHOICES: tuple[str, ...] = ("auto", "handshake", "modern")
+PROTOCOL_CHOICES: tuple[str, ...] = get_args(ProtocolChoice)
 Wire = Literal["stdio", "http", "sse"]  # one protocol on the wire (``http`` = Streamable HTTP)
 
 
@@ -193,12 +197,16 @@ def target_spec(
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
     call_timeout: float = DEFAULT_CALL_TIMEOUT,
     url_credentials: bool = True,
+    client_capabilities: Sequence[str] | None = None,
+    protocol: str = "auto",
 ) -> TargetSpec:
     """A validated ``TargetSpec``; ``UsageError`` (one line, no secret in it) when the target is
     not one. ``transport`` defaults to ``stdio`` for a command and ``http`` for a url; the fields
     a transport does not use must be left empty (``TransportKind.fields``). ``url_credentials``
     False also refuses a user:password in the URL (``probe_connect``: a model writes the
-    arguments, so credentials belong in ``headers``/``bearer``, which are never echoed)."""
+    arguments, so credentials belong in ``headers``/``bearer``, which are never echoed).
+    ``client_capabilities`` (None: all three; ``()``: none) and ``protocol`` (``PROTOCOL_CHOICES``)
+    apply to every transport and are checked here for every front-end."""
     if command is not None and url is not None:
         raise UsageError(
             "give either a command (stdio target) or a url (http/sse target), not both"
@@ -214,6 +222,8 @@ def target_spec(
     for name, value in (("timeout", call_timeout), ("connect_timeout", connect_timeout)):
         if not value > 0:
             raise UsageError(f"{name} must be a positive number of seconds, got {value!r}")
+    era = _protocol(protocol)
+    declared = _declared(client_capabilities)
     given = {
         "command": command is not None,
         "args": bool(args),
@@ -246,6 +256,8 @@ def target_spec(
             cwd=cwd,
             connect_timeout=connect_timeout,
             call_timeout=call_timeout,
+            client_capabilities=declared,
+            protocol=era,
         )
     assert url is not None  # checked above
     _check_url(url, credentials=url_credentials)
@@ -256,7 +268,26 @@ def target_spec(
         bearer=bearer,
         connect_timeout=connect_timeout,
         call_timeout=call_timeout,
+        client_capabilities=declared,
+        protocol=era,
     )
+
+
+def _declared(names: Sequence[str] | None) -> tuple[str, ...]:
+    if names is None:
+        return DEFAULT_CLIENT_CAPABILITIES
+    try:
+        return check_client_capabilities(names)
+    except ValueError as exc:
+        raise UsageError(f"client_capabilities: {exc} ([] declares none)") from None
+
+
+def _protocol(value: object) -> ProtocolChoice:
+    if isinstance(value, str) and value in PROTOCOL_CHOICES:
+        return cast("ProtocolChoice", value)
+    shown = repr(value) if isinstance(value, str) and len(value) <= 40 else "that value"
+    choices = ", ".join(PROTOCOL_CHOICES)
+    raise UsageError(f"protocol: unknown protocol {shown}; expected one of {choices}")
 
 
 def _check_url(url: str, *, credentials: bool) -> None:

@@ -13,7 +13,6 @@ The connection registry lives in the server lifespan's task group (one owner tas
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import sys
@@ -30,7 +29,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from pydantic import BaseModel, ValidationError
 
-from mcprobe.core.client_capabilities import ClientCapability, declared_capabilities
+from mcprobe.core.client_capabilities import ClientCapability
 from mcprobe.core.errors import McprobeError, UsageError
 from mcprobe.core.model import ServerSnapshot
 from mcprobe.core.pinning import lock_of, parse_lock
@@ -382,8 +381,9 @@ def spec_from_input(args: ConnectInput) -> TargetSpec:
     """The ``TargetSpec`` for a ``probe_connect`` call: the one validating constructor, so the
     CLI, the library and this tool refuse a bad target with the same ``UsageError``;
     ``clientCapabilities`` and ``protocol`` mean what ``--client-capabilities`` and ``--protocol``
-    mean (pydantic has refused any other value already)."""
-    spec = target_spec(
+    mean (pydantic has refused any other value already; ``target_spec`` checks them for the
+    CLI and the library)."""
+    return target_spec(
         transport=args.transport,
         command=args.command,
         args=args.args,
@@ -396,11 +396,9 @@ def spec_from_input(args: ConnectInput) -> TargetSpec:
         call_timeout=args.timeout_seconds or DEFAULT_CALL_TIMEOUT,
         connect_timeout=args.connect_timeout_seconds or DEFAULT_CONNECT_TIMEOUT,
         url_credentials=False,
+        client_capabilities=args.client_capabilities,
+        protocol=args.protocol,
     )
-    if args.client_capabilities is not None:
-        declared = declared_capabilities(args.client_capabilities)
-        spec = dataclasses.replace(spec, client_capabilities=declared)
-    return dataclasses.replace(spec, protocol=args.protocol)
 
 
 async def _audit(

@@ -121,6 +121,9 @@ class _Attempt:
     started: subprocess.Popen[bytes] | None = None
     offer: str = LATEST_HANDSHAKE_VERSION  # the protocolVersion initialize offers
     era: Era = "handshake"
+    # The user chose protocol handshake (not a probe's own second connection): a refused
+    # initialize then says how to reach a server that speaks only 2026-07-28.
+    suggest_auto: bool = False
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -761,6 +764,13 @@ async def _lost_while(attempt: _Attempt, doing: str, failure: RequestFailed) -> 
     return attempt.fail(f"connection to {attempt.where()} closed before {doing} ({failure.detail})")
 
 
+_AUTO_HINT = (
+    "; protocol handshake tries nothing else: if the server speaks only 2026-07-28, use protocol"
+    " auto (CLI: --protocol auto), which falls back to it"
+)
+"""Front-end neutral: the same words serve ``--protocol``, ``probe_connect`` and the library."""
+
+
 async def _initialize_failed(attempt: _Attempt, failure: RequestFailed) -> ConnectFailed:
     http = attempt.http_failure()
     if http is not None:
@@ -769,9 +779,10 @@ async def _initialize_failed(attempt: _Attempt, failure: RequestFailed) -> Conne
         return await _lost_while(attempt, "answering initialize", failure)
     if failure.kind == "error":
         method = "server/discover" if attempt.era == "modern" else "initialize"
+        hint = _AUTO_HINT if attempt.suggest_auto and attempt.era == "handshake" else ""
         return attempt.fail(
             f"{method} was rejected with JSON-RPC error {failure.code}: {failure.message}"
-            f"{attempt.stderr_quote()}",
+            f"{hint}{attempt.stderr_quote()}",
             refused=attempt.era == "handshake",
         )
     return attempt.fail(f"initialize failed: {failure.detail}{attempt.stderr_quote()}")
@@ -1011,6 +1022,7 @@ async def open_target(
                 max_response_bytes=max_response_bytes,
                 offer_version=offer_version,
                 protocol=spec.protocol if protocol is None else protocol,
+                suggest_auto=protocol is None and spec.protocol == "handshake",
             )
             yield connection
     finally:
@@ -1031,6 +1043,7 @@ async def _connect(
     max_response_bytes: int,
     offer_version: str = LATEST_HANDSHAKE_VERSION,
     protocol: Protocol = "auto",
+    suggest_auto: bool = False,
 ) -> TargetConnection:
     eras: list[Era] = ["modern"] if protocol == "modern" else ["handshake"]
     if protocol == "auto":
@@ -1045,6 +1058,7 @@ async def _connect(
             started=started if kind == "stdio" and index == 0 else None,
             offer=offer_version,
             era=era,
+            suggest_auto=suggest_auto,
         )
         try:
             return await stack.enter_async_context(

@@ -145,6 +145,7 @@ async def test_protocol_chooses_the_era_on_the_sdk_era_servers() -> None:
                 session, "probe_connect", _era("modern") | {"protocol": "handshake"}
             )
             assert error and "initialize was rejected" in text
+            assert "use protocol auto (CLI: --protocol auto)" in text  # what to do about it
             assert len(text.strip().splitlines()) == 1
             # a dual-era server is met in the era asked for.
             error, text, dual = await _call(session, "probe_connect", _era("dual"))
