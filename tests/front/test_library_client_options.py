@@ -128,11 +128,10 @@ def test_a_bad_value_is_one_usage_error_naming_the_parameter_and_the_choices(
     marker = tmp_path / "started"
     # Were the target started, it would leave the marker behind.
     code = f"open({str(marker)!r}, 'w').close()"
-    for audit in (
-        lambda: mcprobe.audit_stdio_sync(PY, ["-c", code], **options),
-        lambda: mcprobe.audit_url_sync("http://127.0.0.1:9/mcp", **options),
-    ):
-        with pytest.raises(UsageError) as caught:
-            audit()
+    with pytest.raises(UsageError) as stdio:
+        mcprobe.audit_stdio_sync(PY, ["-c", code], **options)
+    with pytest.raises(UsageError) as url:
+        mcprobe.audit_url_sync("http://127.0.0.1:9/mcp", **options)
+    for caught in (stdio, url):
         assert expected in str(caught.value) and "\n" not in str(caught.value)
     assert not marker.exists()
