@@ -126,7 +126,12 @@ def test_without_fuzz_three_conclusive_checks_measure_a_dimension_and_two_do_not
         check_result("prompts.unknown_name", Verdict.PASS, "x"),
         check_result("resources.not_found", Verdict.FAIL, "x"),
     ]
-    assert apply_surface(_score(dim), two).dimensions[0].score is None
+    too_few = apply_surface(_score(dim), two).dimensions[0]
+    assert too_few.score is None
+    # mcprobe's own reason line: no "<" that the Markdown escaper would turn into "&lt;"
+    assert too_few.reasons[-1] == (
+        "only 2 conclusive resource/prompt checks (at least 3 needed): not measured by them either"
+    )
     three = [*two, check_result("prompts.missing_argument", Verdict.PASS, "x")]
     assert apply_surface(_score(dim), three).dimensions[0].score == 6.7
 

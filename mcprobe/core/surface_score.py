@@ -80,7 +80,8 @@ def _measure(dimension: Dimension, conclusive: Sequence[CheckResult]) -> Dimensi
     passed = sum(1 for r in conclusive if r.verdict is Verdict.PASS)
     if len(conclusive) < MIN_CONCLUSIVE:
         line = (
-            f"only {len(conclusive)} conclusive resource/prompt checks (< {MIN_CONCLUSIVE}): "
+            f"only {len(conclusive)} conclusive resource/prompt checks (at least {MIN_CONCLUSIVE} "
+            "needed): "
             "not measured by them either"
         )
         return dataclasses.replace(dimension, reasons=(*dimension.reasons, line))
