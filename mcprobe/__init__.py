@@ -87,6 +87,7 @@ async def _run_pipeline(
     close_grace: float | None = None,
     lock: Any = None,  # a core.pinning.Lock (audit --lock)
     surface: bool = True,
+    examples: Mapping[str, Any] | None = None,
 ) -> ConformanceReport:
     """The one pipeline behind the library functions and ``mcprobe audit``. ``started``: the
     stdio target the CLI already started from ``spec`` (owned by the pipeline from here on);
@@ -112,6 +113,10 @@ async def _run_pipeline(
     if lock is not None:
         values["lock"] = lock
     values["surface"] = surface
+    if examples:
+        from mcprobe.core.cases.user_examples import normalise_examples
+
+        values["examples"] = normalise_examples(dict(examples))
     return await audit_spec(
         spec,
         fuzz=fuzz or fuzz_writes or fuzz_destructive,
@@ -142,6 +147,7 @@ async def audit_stdio(
     surface: bool = True,
     client_capabilities: Sequence[str] | None = None,
     protocol: ProtocolChoice = "auto",
+    examples: Mapping[str, Any] | None = None,
 ) -> ConformanceReport:
     """Audit a stdio MCP server started as ``command args…``.
 
@@ -151,7 +157,10 @@ async def audit_stdio(
     ``--secret-env``), is also redacted from everything the target sends back. ``fuzz`` calls
     the tools: only those annotated ``readOnlyHint: true``, unless ``fuzz_writes`` (also
     ``destructiveHint: false`` tools: additive writes) or ``fuzz_destructive`` (every tool);
-    both imply ``fuzz``; ``tools`` restricts fuzzing to those names. ``timeout`` is per call.
+    both imply ``fuzz``; ``tools`` restricts fuzzing to those names. ``examples``: tool name →
+    one argument object or a list of them, the valid calls (provenance ``user``) and the base of
+    the malformed ones; each is checked against its tool's schema first (``UsageError`` naming
+    the tool and the schema error, or an unknown tool). ``timeout`` is per call.
     ``surface=False`` skips the resource, prompt, protocol and HTTP transport checks (tools
     only). ``client_capabilities`` (as ``--client-capabilities``) lists what mcprobe declares
     in initialize, any of ``roots``, ``elicitation``, ``sampling`` (default: all three; ``[]``
@@ -185,6 +194,7 @@ async def audit_stdio(
         overall_timeout=overall_timeout,
         progress=progress,
         surface=surface,
+        examples=examples,
     )
 
 
@@ -207,6 +217,7 @@ async def audit_url(
     surface: bool = True,
     client_capabilities: Sequence[str] | None = None,
     protocol: ProtocolChoice = "auto",
+    examples: Mapping[str, Any] | None = None,
 ) -> ConformanceReport:
     """Audit an MCP server over HTTP: Streamable HTTP, falling back to legacy SSE
     (``transport="sse"`` goes straight to SSE). ``headers`` and ``bearer`` are sent with every
@@ -234,6 +245,7 @@ async def audit_url(
         overall_timeout=overall_timeout,
         progress=progress,
         surface=surface,
+        examples=examples,
     )
 
 

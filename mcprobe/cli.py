@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import json
 import math
 import os
 import re
@@ -203,6 +204,27 @@ def _client_capabilities(text: str) -> tuple[str, ...]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _examples_file(path: str) -> dict[str, Any]:
+    """``--examples FILE``: JSON, tool name → one argument object or a list of them. Only the
+    shape is checked here (stdlib, before the target starts); each example is validated against
+    its tool's schema once the tools are listed (``core/cases/user_examples.py``)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"cannot read {path!r}: {exc.strerror}") from None
+    except (ValueError, RecursionError) as exc:
+        raise argparse.ArgumentTypeError(f"{path!r} is not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise argparse.ArgumentTypeError(f"{path!r}: expected an object of tool name → examples")
+    for name, value in data.items():
+        items = value if isinstance(value, list) else [value]
+        if not items or not all(isinstance(item, dict) for item in items):
+            raise argparse.ArgumentTypeError(
+                f"{path!r}: tool {name!r} needs an argument object or a non-empty list of them"
+            )
+    return data
+
+
 def _audit_parser(out: TextIO) -> _Parser:
     p = _Parser(
         out,
@@ -233,6 +255,12 @@ def _audit_parser(out: TextIO) -> _Parser:
         "--max-tools", type=_positive_int, metavar="N", help="fuzz at most N tools (default 50)"
     )
     p.add_argument("--tools", type=_tool_names, metavar="A,B", help="fuzz only these tools")
+    p.add_argument(
+        "--examples",
+        type=_examples_file,
+        metavar="FILE",
+        help="JSON: tool name → realistic argument object(s), the valid calls (needs --fuzz)",
+    )
     p.add_argument(
         "--timeout", type=_positive_float, metavar="SECONDS", help="per call (default 30)"
     )
@@ -385,6 +413,7 @@ class AuditInvocation:
     lock: Any = None  # a core.pinning.Lock (--lock)
     fail_on_drift: bool = False
     surface: bool = True  # False: --no-surface (tools only)
+    examples: dict[str, Any] | None = None  # --examples FILE, shape-checked
 
 
 @dataclass(frozen=True)
@@ -442,8 +471,9 @@ def _check_audit_args(argv: Sequence[str], out: TextIO) -> _AuditArgs:
     ):
         raise UsageError("--sarif-artifact only applies to --format sarif")
     fuzz = ns.fuzz or ns.fuzz_writes or ns.fuzz_destructive
-    if ns.fail_on_critical and not fuzz:
-        raise UsageError("--fail-on-critical needs --fuzz: critical issues come from fuzzing")
+    if (ns.fail_on_critical or ns.examples) and not fuzz:
+        what = "--fail-on-critical" if ns.fail_on_critical else "--examples"
+        raise UsageError(f"{what} needs --fuzz: it is about calling the tools")
     output = Path(ns.output) if ns.output else None
     if output is not None and not output.parent.is_dir():
         raise UsageError(f"--output: directory {str(output.parent)!r} does not exist")
@@ -531,6 +561,7 @@ def _invocation(args: _AuditArgs) -> AuditInvocation:
         lock=_load_lock(ns.lock),
         fail_on_drift=ns.fail_on_drift,
         surface=not ns.no_surface,
+        examples=ns.examples,
     )
 
 
@@ -696,6 +727,7 @@ def _audit(
             close_grace=close_grace,
             lock=invocation.lock,
             surface=invocation.surface,
+            examples=invocation.examples,
         )
 
     return anyio.run(go)

@@ -13,13 +13,14 @@ same scrubbed report.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
+from mcprobe.core.cases.user_examples import checked_examples
 from mcprobe.core.checks import CheckResult, SurfaceRun
 from mcprobe.core.deaths import death_notes
 from mcprobe.core.lint.engine import lint_server
@@ -75,6 +76,9 @@ class AuditOptions:
     close_grace: float = AFTER_REPORT_GRACE  # stdio: exit-on-EOF time once the report is done
     surface: bool = True  # the resource, prompt and protocol checks (read-only by the spec)
     lock: Lock | None = None  # `mcprobe pin` output: the report's drift section compares with it
+    # tool name → the user's argument objects (the valid control, provenance ``user``); checked
+    # against the listed schemas before any call (``core/cases/user_examples.py``)
+    examples: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
 
     def deadline(self) -> float | None:
         """The absolute ``anyio.current_time()`` deadline for an audit starting now."""
@@ -114,6 +118,7 @@ async def run_audit(
     fuzz_run: FuzzRun | None = None
     watch = WatchedTarget(target)
     traced = traces_so_far(target)  # calls of earlier audits on this connection are not judged
+    examples = checked_examples(snapshot.tools, options.examples) if options.examples else {}
     if fuzz:
         fuzz_run = await run_fuzz(
             cast(Target, watch),
@@ -126,6 +131,7 @@ async def run_audit(
             call_timeout=options.call_timeout,
             deadline=deadline,
             progress=progress,
+            examples=examples,
         )
     # After fuzzing, so a resource read that kills the target cannot cost the tools their cases.
     surface: SurfaceRun | None = None

@@ -29,6 +29,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from pydantic import BaseModel, ValidationError
 
+from mcprobe.core.cases.user_examples import normalise_examples
 from mcprobe.core.client_capabilities import ClientCapability
 from mcprobe.core.errors import McprobeError, UsageError
 from mcprobe.core.model import ServerSnapshot
@@ -196,6 +197,7 @@ async def probe_fuzz(
         fuzz_destructive=args.fuzz_destructive,
         include=tuple(args.tools) if args.tools is not None else None,
         concurrency=args.concurrency,
+        examples=normalise_examples(args.examples) if args.examples else {},
     )
     report = await _audit(connection, fuzz=True, options=options, progress=progress)
     assert report.coverage is not None and report.fuzz_summary is not None
@@ -233,6 +235,7 @@ async def probe_report(
         concurrency=args.concurrency,
         lock=None if args.lock is None else parse_lock(json.dumps(args.lock), "lock"),
         surface=args.surface,
+        examples=normalise_examples(args.examples) if args.examples else {},
     )
     report = await _audit(connection, fuzz=args.fuzz, options=options, progress=progress)
     if args.pin:  # the first listing, as `mcprobe pin` writes it

@@ -119,6 +119,13 @@ class FuzzInput(ToolInput):
     tools: list[str] | None = Field(
         default=None, description="Only fuzz these tools (names as listed by the target)."
     )
+    examples: dict[str, dict[str, Any] | list[dict[str, Any]]] | None = Field(
+        default=None,
+        description="Realistic arguments per tool: tool name -> one argument object or a list of "
+        "them (read each tool's description and schema and use values that work on this "
+        "server). They are the valid calls (a refusal then costs the server) and the base of "
+        "the malformed ones; each must validate against the tool's inputSchema.",
+    )
     concurrency: int = Field(
         default=4,
         ge=1,
@@ -143,6 +150,14 @@ class ReportInput(ToolInput):
         default=False,
         description="With fuzz: consent to call every tool, including ones that may be "
         "destructive (implies fuzzWrites).",
+    )
+    examples: dict[str, dict[str, Any] | list[dict[str, Any]]] | None = Field(
+        default=None,
+        description="With fuzz: realistic arguments per tool: tool name -> one argument "
+        "object or a list of them (read each tool's description and schema and use values "
+        "that work on this server). They are the valid calls (a refusal then costs the "
+        "server) and the base of the malformed ones; each must validate against the tool's "
+        "inputSchema.",
     )
     concurrency: int = Field(
         default=4,

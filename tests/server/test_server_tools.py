@@ -289,3 +289,31 @@ async def test_an_unknown_tool_name_is_a_jsonrpc_error() -> None:
             with pytest.raises(MCPError) as excinfo:
                 await client.call_tool("probe_everything", {})
     assert excinfo.value.code == -32602
+
+
+async def test_probe_fuzz_and_probe_report_take_user_examples_and_refuse_an_invalid_one() -> None:
+    repo = {"open_repo": {"repo_path": "/srv/repo"}}
+    with anyio.fail_after(60):
+        async with mcprobe_client() as client:
+            error, text, _ = await call(client, "probe_connect", DEMO)
+            assert not error, text
+            _, _, plain = await call(client, "probe_fuzz", {"tools": ["open_repo"]})
+            _, _, given = await call(
+                client, "probe_fuzz", {"tools": ["open_repo"], "examples": repo}
+            )
+            error, text, _ = await call(
+                client, "probe_fuzz", {"examples": {"open_repo": {"repo_path": 5}}}
+            )
+            assert error and "tool 'open_repo': example 1 does not match the schema" in text
+            error, text, _ = await call(
+                client, "probe_report", {"fuzz": True, "examples": {"nope": {}}}
+            )
+            assert error and "no tool named 'nope'" in text
+            _, _, report = await call(client, "probe_report", {"fuzz": True, "examples": repo})
+    (synthesized,) = [r for r in plain["results"] if r["case"] == "valid"]
+    assert synthesized["source"] == "synthesized" and synthesized["inconclusive"]
+    (user,) = [r for r in given["results"] if r["case"] == "valid"]
+    assert user["source"] == "user" and user["inconclusive"] is None
+    assert user["arguments"] == repo["open_repo"]
+    (reported,) = [r for r in report["fuzz"] if r["name"] == "open_repo" and r["case"] == "valid"]
+    assert reported["source"] == "user" and reported["inconclusive"] is None
