@@ -56,7 +56,7 @@ def _skip_causes(fuzz: FuzzRun) -> tuple[list[str], list[str]]:
         parts += [f"{destructive} possibly destructive"] if destructive else []
         count = writes + destructive
         verb = "needs" if count == 1 else "need"
-        causes.append(f"{_tools_word(count)} {verb} consent ({', '.join(parts)})")
+        causes.append(f"{_tools_word(count)} {verb} consent: {', '.join(parts)}")
         flags = ["--fuzz-writes"] if writes else []
         flags += ["--fuzz-destructive"] if destructive else []
         inputs = ["fuzzWrites"] if writes else []
@@ -103,7 +103,7 @@ def ungraded_reason(tools: Sequence[JSON], fuzz: FuzzRun | None) -> str | None:
         advice = (
             ["raise --overall-timeout"] if fuzz.deadline_hit else ["see the notes and the deaths"]
         )
-    text = f"no tool was called ({'; '.join(causes)}) — {UNMEASURED}"
+    text = f"no tool was called ({'; '.join(causes)}), so {UNMEASURED}"
     return f"{text}; {'; '.join(advice)}" if advice else text
 
 

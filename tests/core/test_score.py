@@ -297,7 +297,7 @@ def test_a_server_with_tools_audited_without_fuzz_is_not_graded_but_its_dimensio
     score = score_server(snap, nit, None)
     assert (score.overall, score.grade) == (None, "-")
     assert score.not_graded == (
-        "no tool was called (the audit ran without fuzz) — Error Handling and Liveness of the "
+        "no tool was called (the audit ran without fuzz), so Error Handling and Liveness of the "
         "tools were not measured; run with --fuzz (probe_report: fuzz: true)"
     )
     metadata, schema, errors, liveness, security = score.dimensions
@@ -780,7 +780,7 @@ def test_a_run_that_called_no_tool_never_scores_above_the_same_server_fully_fuzz
         (
             "consent",
             [
-                "3 tools need consent (1 additive-write, 2 possibly destructive)",
+                "3 tools need consent: 1 additive-write, 2 possibly destructive",
                 "pass --fuzz-writes or --fuzz-destructive (tool input fuzzWrites or "
                 "fuzzDestructive: true)",
             ],
