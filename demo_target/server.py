@@ -23,7 +23,8 @@ What each tool demonstrates (lint code / fuzz behaviour):
 ``ping_backend``   a successful call with no content at all (emptySuccess); arguments get a
                    JSON-RPC ``-32602`` error (protocolError)
 ``open_repo``      refuses mcprobe's placeholder path (the refused sample is inconclusive, not a
-                   failure); rejects malformed input as invalid arguments
+                   failure); answers the branch of a real git checkout (a realistic
+                   ``--examples`` value); rejects malformed input as invalid arguments
 ``fetch_page``     needs the network, which a sandbox lacks (environment: counted in no score)
 ``backup_status``  answers a valid call with ``Error: …`` text but no ``isError``
                    (failureAsSuccess)
@@ -323,7 +324,13 @@ def _open_repo(args: Mapping[str, Any]) -> types.CallToolResult:
     refused = _invalid(_REPO_INPUT, args)
     if refused is not None:
         return refused
-    return _text(f"not a git repository: {str(args['repo_path'])[:80]!r}", is_error=True)
+    head = os.path.join(str(args["repo_path"]), ".git", "HEAD")
+    try:
+        with open(head, encoding="utf-8") as fh:
+            ref = fh.read(200).strip()
+    except (OSError, ValueError):
+        return _text(f"not a git repository: {str(args['repo_path'])[:80]!r}", is_error=True)
+    return _text(f"On branch {ref.removeprefix('ref: refs/heads/')}")
 
 
 def _fetch_page(args: Mapping[str, Any]) -> types.CallToolResult:

@@ -141,11 +141,13 @@ def run_configured(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     if len(servers) == 1 and out_dir is None:
         return cli.run(["audit", *rest, *server_argv(servers[0])], stdout, stderr)
     if any(
-        a in ("--output", "--baseline") or a.startswith(("--output=", "--baseline=")) for a in rest
+        a in ("--output", "--baseline", "--examples")
+        or a.startswith(("--output=", "--baseline=", "--examples="))
+        for a in rest
     ):
         raise _usage(
-            "several servers: use --output-dir (one report each); --output and --baseline "
-            "apply to one --server"
+            "several servers: use --output-dir (one report each); --output, --baseline and "
+            "--examples apply to one --server"
         )
     if out_dir is not None and not out_dir.is_dir():
         raise _usage(f"--output-dir: {str(out_dir)!r} is not a directory")
@@ -217,8 +219,8 @@ async def _audit_one(
     say: object,
 ) -> _Row:
     from mcprobe import _run_pipeline, render_report
-    from mcprobe.cli import EXIT_CONNECT, EXIT_INTERNAL, evaluate_gates
-    from mcprobe.core.errors import ConnectFailed
+    from mcprobe.cli import EXIT_CONNECT, EXIT_INTERNAL, EXIT_USAGE, evaluate_gates
+    from mcprobe.core.errors import ConnectFailed, UsageError
 
     assert callable(say)
     try:
@@ -233,10 +235,14 @@ async def _audit_one(
             overall_timeout=invocation.overall_timeout,
             progress=progress,  # type: ignore[arg-type]
             surface=invocation.surface,
+            examples=invocation.examples,  # from mcprobe.toml: checked against this server's tools
         )
     except ConnectFailed as exc:
         say(f"could not connect: {exc}")
         return _Row(server.name, EXIT_CONNECT, problem="could not connect")
+    except UsageError as exc:  # e.g. an example for a tool this server does not list
+        say(f"usage error: {exc}")
+        return _Row(server.name, EXIT_USAGE, problem="usage error")
     except Exception as exc:  # one server's bug must not take the others down
         say(f"internal error: {type(exc).__name__}: {exc}")
         return _Row(server.name, EXIT_INTERNAL, problem="internal error")

@@ -60,6 +60,7 @@ from mcprobe import (
     termination,
 )
 from mcprobe.core.errors import UsageError  # one class for every bad-input path: exit 1
+from mcprobe.examples_file import read_examples_file
 from mcprobe.report.formats import FORMAT_NAMES
 from mcprobe.report.formats import output_format as output_format_named
 
@@ -205,24 +206,11 @@ def _client_capabilities(text: str) -> tuple[str, ...]:
 
 
 def _examples_file(path: str) -> dict[str, Any]:
-    """``--examples FILE``: JSON, tool name → one argument object or a list of them. Only the
-    shape is checked here (stdlib, before the target starts); each example is validated against
-    its tool's schema once the tools are listed (``core/cases/user_examples.py``)."""
+    """``--examples FILE`` (``examples_file.read_examples_file``: the shape only)."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise argparse.ArgumentTypeError(f"cannot read {path!r}: {exc.strerror}") from None
-    except (ValueError, RecursionError) as exc:
-        raise argparse.ArgumentTypeError(f"{path!r} is not JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise argparse.ArgumentTypeError(f"{path!r}: expected an object of tool name → examples")
-    for name, value in data.items():
-        items = value if isinstance(value, list) else [value]
-        if not items or not all(isinstance(item, dict) for item in items):
-            raise argparse.ArgumentTypeError(
-                f"{path!r}: tool {name!r} needs an argument object or a non-empty list of them"
-            )
-    return data
+        return read_examples_file(path)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _audit_parser(out: TextIO) -> _Parser:
@@ -580,7 +568,6 @@ def _load_lock(path: str | None) -> Any:
 def _load_baseline(path: str | None) -> BaselineReport | None:
     if path is None:
         return None
-    import json
 
     from mcprobe.core.baseline import BaselineError, load_baseline
 

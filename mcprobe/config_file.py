@@ -7,7 +7,9 @@
     [audit]                       # defaults for mcprobe audit's options (the command line wins)
     fuzz = true
     timeout = 10                  # also: connect-timeout, overall-timeout, concurrency,
-    max-tools = 20                #       tools = ["a", "b"], format = "md", fuzz-destructive
+    max-tools = 20                #       tools = ["a", "b"], format = "md", fuzz-writes,
+                                  #       fuzz-destructive
+    examples = "examples.json"    # like --examples FILE; relative to this file; used with fuzz
     [gates]
     fail-under = 80
     fail-on-critical = true
@@ -107,6 +109,7 @@ def _models() -> Any:
 
     class Audit(Strict):
         fuzz: bool | None = None
+        fuzz_writes: bool | None = None
         fuzz_destructive: bool | None = None
         max_tools: int | None = Field(default=None, ge=1)
         tools: list[str] | None = None
@@ -115,6 +118,7 @@ def _models() -> Any:
         overall_timeout: float | None = Field(default=None, gt=0)
         concurrency: int | None = Field(default=None, ge=1)
         format: Literal["md", "json", "sarif", "junit", "html"] | None = None
+        examples: str | None = Field(default=None, min_length=1)
 
     class Gates(Strict):
         fail_under: float | None = Field(default=None, ge=0, le=100)
@@ -185,6 +189,13 @@ def load(path: Path) -> ProjectConfig:
         severity = None if rule.severity == "ignore" else Severity(rule.severity)
         overrides.append(RuleOverride(code, severity, rule.reason.strip(), tuple(rule.tools)))
     values = root.audit.model_dump(exclude_none=True) | root.gates.model_dump(exclude_none=True)
+    if "examples" in values:  # relative to the config file, read (shape-checked) right here
+        from mcprobe.examples_file import read_examples_file
+
+        try:
+            values["examples"] = read_examples_file(path.parent / values["examples"])
+        except ValueError as exc:
+            raise ConfigFileError(f"{prefix}: audit.examples: {exc}") from None
     return ProjectConfig(path, values, tuple(overrides))
 
 
@@ -217,3 +228,8 @@ def apply_defaults(ns: argparse.Namespace, config: ProjectConfig, given: Sequenc
         if dest == "tools":
             value = list(value)
         setattr(ns, dest, value)
+    # The file's examples wait for fuzzing, like its fail-on-regression for a --baseline: a run
+    # without fuzz calls no tool, so they are idle there, not a usage error.
+    fuzz = ns.fuzz or ns.fuzz_writes or ns.fuzz_destructive
+    if "--examples" not in flags and "examples" in config.audit and not fuzz:
+        ns.examples = None

@@ -168,3 +168,11 @@ def test_fail_on_regression_from_the_file_waits_for_a_baseline(
         tmp_path, monkeypatch, "--fuzz", "--baseline", str(before), "--", PY, CLI_TARGET
     )
     assert code == 7, err  # with one, the file's gate applies
+
+
+def test_fuzz_writes_is_a_config_key_beside_fuzz_destructive(tmp_path: Path) -> None:
+    (tmp_path / "mcprobe.toml").write_text("[audit]\nfuzz-writes = true\n")
+    assert load(tmp_path / "mcprobe.toml").audit == {"fuzz_writes": True}
+    (tmp_path / "mcprobe.toml").write_text("[audit]\nfuzz-writes = 'yes'\n")
+    with pytest.raises(ConfigFileError, match=r"audit\.fuzz-writes"):
+        load(tmp_path / "mcprobe.toml")

@@ -32,6 +32,47 @@ def _valid(report: dict[str, Any], tool: str) -> dict[str, Any]:
     return next(r for r in report["fuzz"] if r["name"] == tool and r["case"] == "valid")
 
 
+def git_checkout(root: Path) -> Path:
+    """A fresh fixture directory that looks like a git checkout (``.git/HEAD`` on ``main``):
+    what the demo's ``open_repo`` needs to answer, as mcp-server-git needs its repository."""
+    repo = root / "checkout"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    return repo
+
+
+def _liveness(report: dict[str, Any]) -> dict[str, Any]:
+    return next(d for d in report["dimensions"] if d["key"] == "liveness")
+
+
+@pytest.mark.slow
+def test_a_realistic_example_turns_a_refused_placeholder_into_a_measured_clean_call(
+    tmp_path: Path,
+) -> None:
+    code, out, err = _audit(tmp_path, {}, "--fuzz", "--tools", TOOLS)
+    assert code == EXIT_OK, err
+    before = json.loads(out)
+    assert _valid(before, "open_repo")["inconclusive"]  # "example.txt" proves nothing
+    # two conclusive valid calls are too few for a rate: the tool calls do not measure Liveness
+    assert not _liveness(before)["reasons"][0].startswith("2 of 2")
+    assert _liveness(before)["reasons"][0].startswith("measured by the resource/prompt checks")
+    repo = git_checkout(tmp_path)
+    code, out, err = _audit(
+        tmp_path, {"open_repo": {"repo_path": str(repo)}}, "--fuzz", "--tools", TOOLS
+    )
+    assert code == EXIT_OK, err
+    after = json.loads(out)
+    valid = _valid(after, "open_repo")
+    assert (valid["source"], valid["outcome"], valid["inconclusive"]) == ("user", "ok", None)
+    assert valid["message"] == "On branch main"
+    assert _liveness(after)["reasons"][0].startswith("3 of 3 valid calls succeeded cleanly")
+    # the example is also the base of the malformed cases: the path is the user's, not ours
+    extra = next(
+        r for r in after["fuzz"] if r["name"] == "open_repo" and r["case"] == "extra_garbage"
+    )
+    assert extra["arguments"]["repo_path"] == str(repo)
+
+
 @pytest.mark.slow
 def test_a_user_example_the_tool_refuses_is_a_real_failure_where_a_synthesized_one_is_inconclusive(
     tmp_path: Path,
@@ -132,3 +173,105 @@ def test_the_library_takes_examples_and_raises_a_usage_error_for_an_invalid_one(
         audit_stdio_sync(
             sys.executable, ["-m", "demo_target"], examples={"open_repo": {"x": 1}}, **demo
         )
+
+
+@pytest.mark.slow
+def test_the_library_with_a_realistic_example_gets_a_clean_measured_call(tmp_path: Path) -> None:
+    from mcprobe import audit_stdio_sync
+
+    repo = git_checkout(tmp_path)
+    report = audit_stdio_sync(
+        sys.executable,
+        ["-m", "demo_target"],
+        cwd=REPO_ROOT,
+        fuzz=True,
+        tools=["open_repo"],
+        examples={"open_repo": [{"repo_path": str(repo)}]},
+    )
+    (valid,) = [r for r in report.fuzz if r.name == "open_repo" and r.case == "valid"]
+    assert (valid.source, valid.outcome, valid.inconclusive) == ("user", "ok", None)
+    assert report.not_graded is None and report.overall is not None
+    static = audit_stdio_sync(sys.executable, ["-m", "demo_target"], cwd=REPO_ROOT)
+    assert (static.overall, static.grade) == (None, "-") and static.not_graded
+
+
+def _audit_with_config(
+    cwd: Path, monkeypatch: pytest.MonkeyPatch, *argv: str
+) -> tuple[int, str, str]:
+    monkeypatch.chdir(cwd)
+    out, err = io.StringIO(), io.StringIO()
+    code = run(["audit", "--json", *argv, *DEMO], out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.slow
+def test_examples_in_mcprobe_toml_are_read_relative_to_the_file_and_used_when_fuzzing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    (project / "conf").mkdir(parents=True)
+    repo = git_checkout(tmp_path)
+    (project / "conf" / "ex.json").write_text(
+        json.dumps({"open_repo": {"repo_path": str(repo)}}), encoding="utf-8"
+    )
+    (project / "mcprobe.toml").write_text('[audit]\nexamples = "conf/ex.json"\n', encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    # Found upward from a subfolder, and named from another folder: both read conf/ex.json
+    # next to the file, not next to the working directory.
+    for cwd, extra in (
+        (project / "conf", ()),
+        (elsewhere, ("--config-file", str(project / "mcprobe.toml"))),
+    ):
+        code, out, err = _audit_with_config(cwd, monkeypatch, *extra, "--fuzz", "--tools", TOOLS)
+        assert code == EXIT_OK, err
+        valid = _valid(json.loads(out), "open_repo")
+        assert (valid["source"], valid["outcome"]) == ("user", "ok")
+    # Without fuzz the file's examples wait (no usage error); the command line's win over them.
+    code, out, err = _audit_with_config(project, monkeypatch)
+    assert code == EXIT_OK, err
+    assert json.loads(out)["notGraded"] is not None
+    cli_file = tmp_path / "cli.json"
+    cli_file.write_text(json.dumps({"open_repo": {"repo_path": "/srv/none"}}), encoding="utf-8")
+    code, out, err = _audit_with_config(
+        project, monkeypatch, "--examples", str(cli_file), "--fuzz", "--tools", "open_repo"
+    )
+    assert code == EXIT_OK, err
+    assert _valid(json.loads(out), "open_repo")["arguments"] == {"repo_path": "/srv/none"}
+
+
+@pytest.mark.parametrize(
+    ("toml", "files", "why"),
+    [
+        ('[audit]\nexamples = "missing.json"\n', {}, "audit.examples: cannot read"),
+        ('[audit]\nexamples = "ex.json"\n', {"ex.json": "[1]"}, "audit.examples: "),
+        ("[audit]\nexamples = 3\n", {}, "audit.examples"),
+        ('[audit]\nexamples = "ex.json"\n', {"ex.json": '{"a": 1}'}, "needs an argument object"),
+    ],
+)
+def test_a_bad_examples_entry_in_the_config_file_is_a_usage_error_naming_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, toml: str, files: dict[str, str], why: str
+) -> None:
+    (tmp_path / "mcprobe.toml").write_text(toml, encoding="utf-8")
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    out, err = io.StringIO(), io.StringIO()
+    code = run(["audit", "--fuzz", "--", "/nonexistent/x"], out, err)
+    assert code == EXIT_USAGE
+    (line,) = err.getvalue().splitlines()
+    assert "mcprobe.toml" in line and why in line and "Traceback" not in line
+
+
+def test_examples_for_several_host_servers_are_a_usage_error(tmp_path: Path) -> None:
+    hosts = tmp_path / "claude_desktop_config.json"
+    servers = {n: {"command": sys.executable, "args": ["-m", "demo_target"]} for n in ("a", "b")}
+    hosts.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    examples = tmp_path / "ex.json"
+    examples.write_text('{"open_repo": {"repo_path": "/x"}}', encoding="utf-8")
+    err = io.StringIO()
+    code = run(
+        ["audit", "--config", str(hosts), "--fuzz", "--examples", str(examples)], io.StringIO(), err
+    )
+    assert code == EXIT_USAGE
+    assert "--examples apply to one --server" in err.getvalue()

@@ -9,7 +9,10 @@ Also a command for by-hand runs (the baseline in the closing note was made with 
 
     .venv/bin/python -m tests.integration.real_servers ID OUT_PREFIX [MCPROBE_AUDIT_ARGS ...]
 
-writes OUT_PREFIX.json (the JSON report) and OUT_PREFIX.md (its ``markdown`` field).
+writes OUT_PREFIX.json (the JSON report) and OUT_PREFIX.md (its ``markdown`` field). An
+``--examples FILE`` among the args may use ``{fixture}`` and ``{cache}`` in its strings (the
+fixture directory is made per audit): the harness writes a filled copy next to the report, e.g.
+``{"git_status": {"repo_path": "{fixture}/repo"}}`` for the git server's one repository.
 """
 
 from __future__ import annotations
@@ -192,7 +195,8 @@ def audit_real_server(
             return audit_real_server(server_id, *extra_cli_args, workdir=Path(tmp), timeout=timeout)
     fixture = make_fixture(workdir)
     report_path = workdir / "report.json"
-    command = audit_command(server, fixture, report_path, extra_cli_args)
+    extra = _filled_examples(extra_cli_args, fixture, workdir)
+    command = audit_command(server, fixture, report_path, extra)
     env = dict(os.environ, HOME=str(fixture / "home"))
     started = time.monotonic()
     done = subprocess.run(
@@ -202,6 +206,29 @@ def audit_real_server(
     text = report_path.read_text(encoding="utf-8") if report_path.exists() else "{}"
     report: dict[str, Any] = json.loads(text)
     return RealAudit(server_id, report, done.stderr, done.returncode, seconds, command)
+
+
+def _filled_examples(args: tuple[str, ...], fixture: Path, workdir: Path) -> tuple[str, ...]:
+    """``args`` with the file after each ``--examples`` replaced by a copy whose strings have
+    ``{fixture}`` / ``{cache}`` filled in (realistic examples name paths inside the fixture)."""
+    out = list(args)
+    for index, arg in enumerate(out[:-1]):
+        if arg == "--examples":
+            data = json.loads(Path(out[index + 1]).read_text(encoding="utf-8"))
+            filled = workdir / f"examples-{index}.json"
+            filled.write_text(json.dumps(_fill_json(data, fixture)), encoding="utf-8")
+            out[index + 1] = str(filled)
+    return tuple(out)
+
+
+def _fill_json(value: Any, fixture: Path) -> Any:
+    if isinstance(value, str):
+        return _fill(value, fixture)
+    if isinstance(value, list):
+        return [_fill_json(item, fixture) for item in value]
+    if isinstance(value, dict):
+        return {key: _fill_json(item, fixture) for key, item in value.items()}
+    return value
 
 
 def main(argv: list[str]) -> int:

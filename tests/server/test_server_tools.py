@@ -317,3 +317,28 @@ async def test_probe_fuzz_and_probe_report_take_user_examples_and_refuse_an_inva
     assert user["arguments"] == repo["open_repo"]
     (reported,) = [r for r in report["fuzz"] if r["name"] == "open_repo" and r["case"] == "valid"]
     assert reported["source"] == "user" and reported["inconclusive"] is None
+
+
+async def test_probe_report_measures_a_tool_given_a_realistic_example_and_is_ungraded_without_fuzz(
+    tmp_path: Any,
+) -> None:
+    repo = tmp_path / "checkout"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    with anyio.fail_after(60):
+        async with mcprobe_client() as client:
+            error, text, _ = await call(client, "probe_connect", DEMO)
+            assert not error, text
+            error, text, static = await call(client, "probe_report", {})
+            assert not error, text
+            _, _, fuzzed = await call(
+                client,
+                "probe_report",
+                {"fuzz": True, "examples": {"open_repo": {"repo_path": str(repo)}}},
+            )
+    assert (static["overall"], static["grade"]) == (None, "-")
+    assert static["notGraded"].startswith("no tool was called (the audit ran without fuzz)")
+    assert "Overall score: not graded" in static["markdown"]
+    assert fuzzed["notGraded"] is None and isinstance(fuzzed["overall"], int)
+    (valid,) = [r for r in fuzzed["fuzz"] if r["name"] == "open_repo" and r["case"] == "valid"]
+    assert (valid["source"], valid["outcome"], valid["inconclusive"]) == ("user", "ok", None)
