@@ -219,3 +219,13 @@ def test_load_baseline_rejects_what_is_not_a_report() -> None:
     with pytest.raises(BaselineError, match="no 'dimensions'"):
         load_baseline([1, 2])
     assert isinstance(load_baseline(_doc()), BaselineReport)
+
+
+def test_a_report_that_lost_its_grade_is_a_regression_and_one_that_gained_it_is_not() -> None:
+    ungraded = _doc(overall=None, grade="-", notGraded="no tool was called (…)")
+    lost = compare(load_baseline(_doc()), load_baseline(ungraded))
+    assert "overall score 80 → not graded" in lost.regressions
+    assert render_baseline(lost)[0] == "vs baseline: overall 80 → not graded, grade B → -"
+    gained = compare(load_baseline(ungraded), load_baseline(_doc()))
+    assert not any(line.startswith("overall") for line in gained.regressions)
+    assert render_baseline(gained)[0] == "vs baseline: overall not graded → 80, grade - → B"
