@@ -73,9 +73,32 @@ def clean_text(text: str, limit: int | None = None) -> tuple[str, bool]:
     short = limit is None or len(text) <= max(4096, 2 * limit)  # bounded work, as in ``_fold``
     if short and _CLEAN_LINE.fullmatch(text):  # the common case: nothing to mark, fold or strip
         if limit is not None and len(text) > limit:
-            return text[:limit].rstrip(), True
+            return cut_words(text, limit), True
         return text, False
     return _fold(text, limit)
+
+
+# How far back from the limit a cut may move to reach a word boundary: beyond that the text is
+# one long token (a URL, a hash) and is cut at the limit.
+_WORD_REACH = 0.3
+_MARKER_OPEN = "⟨U+"
+
+
+def cut_words(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at a word boundary (the last space within
+    the final 30 % of the limit, else the limit itself), never inside a ``⟨U+XXXX⟩`` marker, with
+    trailing spaces and punctuation that would dangle before the ellipsis dropped."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    marker = head.rfind(_MARKER_OPEN)
+    if marker != -1 and "⟩" not in head[marker:]:
+        head = head[:marker]  # a marker cut in half would show a code point that was never sent
+    if not text[len(head) : len(head) + 1].isspace():
+        space = head.rfind(" ")
+        if space >= limit * (1 - _WORD_REACH):
+            head = head[:space]
+    return head.rstrip(" ,;:")
 
 
 def _fold(text: str, limit: int | None) -> tuple[str, bool]:
@@ -90,7 +113,7 @@ def _fold(text: str, limit: int | None) -> tuple[str, bool]:
             break
     folded = folded.rstrip()
     if limit is not None and len(folded) > limit:
-        return folded[:limit].rstrip(), True
+        return cut_words(folded, limit), True
     return folded, False
 
 
@@ -231,5 +254,30 @@ def md_code(value: JSON, limit: int = 300) -> str:
     exactly as sent and the arguments remain reproducible (unless cut)."""
     text = json_text(value)
     if len(text) > limit:
-        return code_span(text[:limit]) + ELLIPSIS
+        return code_span(cut_json(text, limit)) + ELLIPSIS
     return code_span(text)
+
+
+# One JSON token of ``json_text`` output: an escape (``\uXXXX``, ``\"``, ``\\``...) or a
+# character. A cut between two tokens never splits an escape.
+_JSON_TOKEN = re.compile(r"\\u[0-9a-fA-F]{4}|\\.|.", re.DOTALL)
+_HIGH_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}$")
+
+
+def cut_json(text: str, limit: int) -> str:
+    """Compact JSON (``json_text``) cut to at most ``limit`` characters: never inside an
+    escape, never between the two escapes of a surrogate pair, and at a space (after a
+    separator or between words of a string) when one is within the final 30 % of the limit."""
+    end = 0
+    for token in _JSON_TOKEN.finditer(text):
+        if token.end() > limit:
+            break
+        end = token.end()
+    head = text[:end]
+    if _HIGH_SURROGATE_ESCAPE.search(head):
+        head = head[:-6]  # its low half did not fit: a lone high surrogate would be a new value
+    if not text[len(head) : len(head) + 1].isspace():
+        space = head.rfind(" ")
+        if space >= limit * (1 - _WORD_REACH):
+            head = head[:space]
+    return head.rstrip(" ,:")

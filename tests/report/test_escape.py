@@ -3,6 +3,8 @@ parser (markdown-it-py), so "safe" means "a real parser sees only what we meant"
 
 from __future__ import annotations
 
+import re
+
 import json
 
 import pytest
@@ -173,13 +175,59 @@ def test_long_json_arguments_are_cut_with_an_ellipsis() -> None:
     assert len(rendered) < 50
 
 
+def test_long_text_is_cut_at_a_word_boundary_not_mid_word() -> None:
+    text = "the quick brown fox jumps over the lazy dog " * 3
+    cleaned, cut = clean_text(text, limit=30)
+    assert cut
+    assert cleaned == "the quick brown fox jumps over"
+    assert text.startswith(cleaned + " ")
+
+
+def test_a_cut_exactly_at_a_space_keeps_the_whole_last_word() -> None:
+    assert clean_text("alpha beta gamma", limit=10) == ("alpha beta", True)
+
+
+def test_one_long_token_is_cut_at_the_limit_when_no_word_boundary_is_near() -> None:
+    assert clean_text("see https://example.com/" + "a" * 100, limit=40) == (
+        "see https://example.com/" + "a" * 16,
+        True,
+    )
+
+
+def test_a_cut_never_splits_a_hidden_character_marker() -> None:
+    text = "abcdefghij\u200bklmnop"
+    cleaned, cut = clean_text(text, limit=13)  # the marker ⟨U+200B⟩ would start at 10
+    assert (cleaned, cut) == ("abcdefghij", True)
+    assert clean_text(text, limit=18)[0] == "abcdefghij⟨U+200B⟩"
+
+
+def test_json_arguments_are_never_cut_inside_an_escape() -> None:
+    value = {"k": "aaaaaaaaaa\u00e9\u00e9"}
+    for limit in range(8, 30):
+        text = md_code(value, limit).removesuffix("…").strip("`")
+        assert not re.search(r"\\(u[0-9a-fA-F]{0,3})?$", text), (limit, text)
+
+
+def test_json_arguments_are_never_cut_between_the_halves_of_a_surrogate_pair() -> None:
+    value = {"k": "ab\U0001f600cd"}  # json_text writes \ud83d\ude00
+    for limit in range(8, 24):
+        text = md_code(value, limit).removesuffix("…").strip("`")
+        assert not re.search(r"\\ud[89ab][0-9a-f]{2}$", text), (limit, text)
+    assert "\\ud83d\\ude00" in md_code(value, 22)
+
+
+def test_json_arguments_are_cut_at_a_space_between_words() -> None:
+    rendered = md_code({"q": "one two three four five six seven"}, limit=28)
+    assert rendered == '`{"q": "one two three four`…'
+
+
 def test_whitespace_folds_across_chunk_boundaries_of_long_text() -> None:
     text = "a" + " " * 5_000 + "b" + "\n" * 5_000 + "c"
     assert clean_text(text, limit=10) == ("a b c", False)
 
 
 def test_megabyte_of_text_is_cut_to_the_limit() -> None:
-    assert clean_text("word " * 200_000, limit=12) == ("word word wo", True)
+    assert clean_text("word " * 200_000, limit=12) == ("word word", True)
     assert clean_text(" " * 1_000_000 + "x", limit=5) == ("x", False)
 
 
