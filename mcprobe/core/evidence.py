@@ -48,7 +48,13 @@ from dataclasses import replace
 
 from mcprobe.core.model import JSON, CaseResult, CaseSource, FuzzRun, Outcome
 
-__all__ = ["environment_cause", "evidence_notes", "failure_text", "judge_controls"]
+__all__ = [
+    "environment_cause",
+    "evidence_notes",
+    "failure_text",
+    "judge_controls",
+    "protocol_notes",
+]
 
 _MAX_JSON_TEXT = 20_000  # a text answer longer than this is not parsed as one JSON object
 
@@ -285,7 +291,7 @@ def _calls(n: int) -> str:
 def evidence_notes(fuzz: FuzzRun) -> list[str]:
     """mcprobe's summary of what its run could not judge, one line per cause (tool names in
     backticks, the lint convention): the environment, refused samples, rejections without a
-    working control, and the protocol probes' low-severity notes (no points)."""
+    working control (the protocol probes' notes are ``protocol_notes``)."""
     notes: list[str] = []
     by_need: dict[str, list[CaseResult]] = {}
     for result in fuzz.results:
@@ -312,6 +318,14 @@ def evidence_notes(fuzz: FuzzRun) -> list[str]:
             f"tool's own valid call did not succeed ({_tools(uncontrolled)}); they count in no "
             "score."
         )
+    return notes
+
+
+def protocol_notes(fuzz: FuzzRun) -> list[str]:
+    """The protocol probes' low-severity notes (no points): sent once per server, they test
+    its protocol layer, so the report gives them their own "Protocol" part (``protocolNotes``),
+    not the per-tool notes."""
+    notes: list[str] = []
     flat = fuzz.non_object_probe
     if flat is not None and flat.outcome is Outcome.PROTOCOL_ERROR and flat.error_code == -32603:
         notes.append(

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from mcprobe.core.deaths import deaths_out
-from mcprobe.core.evidence import evidence_notes
+from mcprobe.core.evidence import evidence_notes, protocol_notes
 from mcprobe.core.fix_plan import plan_fixes
 from mcprobe.core.model import (
     CaseResult,
@@ -196,9 +196,17 @@ def _fuzz_notes(fuzz: FuzzRun, not_run: int) -> list[str]:
                 f"No valid arguments could be built for `{tool_cases.tool}`{why}; "
                 "its liveness is not measured."
             )
-        if tool_cases.dropped:
-            dropped = "; ".join(f"`{d.label}` ({d.reason})" for d in tool_cases.dropped)
-            notes.append(f"Cases not sent for `{tool_cases.tool}`: {dropped}.")
+    # One note per reason a case was not sent, naming every tool and case it applies to.
+    dropped: dict[str, dict[str, list[str]]] = {}
+    for tool_cases in fuzz.tool_cases:
+        for d in tool_cases.dropped:
+            dropped.setdefault(d.reason, {}).setdefault(tool_cases.tool, []).append(d.label)
+    for reason, by_tool in dropped.items():
+        cases = "; ".join(
+            f"`{tool}` " + ", ".join(f"`{label}`" for label in labels)
+            for tool, labels in by_tool.items()
+        )
+        notes.append(f"Cases not sent ({reason}): {cases}.")
     notes.extend(evidence_notes(fuzz))
     return notes
 
@@ -286,6 +294,7 @@ def build_report(
         deaths=deaths,
         fuzz_stopped=fuzz.stopped if fuzz is not None else None,
         notes=all_notes,
+        protocol_notes=protocol_notes(fuzz) if fuzz is not None else [],
     )
     return derive_verdicts(report)
 

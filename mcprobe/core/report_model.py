@@ -337,6 +337,11 @@ class ConformanceReport(WireModel):
         default=None, description="why the fuzz run could not go on after a death (crashLoop)"
     )
     notes: list[str] = Field(default_factory=list, description="mcprobe's own remarks")
+    protocol_notes: list[str] = Field(
+        default_factory=list,
+        description="low-severity notes (no points) on the per-server protocol probes "
+        "(nonObjectProbe, unknownToolProbe): the report's Protocol part",
+    )
     drift: DriftOut | None = Field(default=None, description="against --lock; null without")
     lock: dict[str, Any] | None = Field(
         default=None, description="this server's lock (probe_report pin: true); null otherwise"

@@ -297,7 +297,7 @@ VERDICTS: tuple[VerdictKind, ...] = (
     VerdictKind(
         key="unsupportedProtocolVersion",
         title="Unsupported protocol version",
-        reason="unsupported protocol version {shown} negotiated",
+        reason="unsupported protocol version `{shown}` negotiated",
         fix="Answer initialize with a supported protocolVersion: the client's when you support "
         "it, else the newest you do (2024-11-05 to 2025-11-25); the MCP SDKs negotiate this.",
         dimensions=frozenset({METADATA}),
@@ -439,7 +439,9 @@ def deduction_reason(deduction: Deduction) -> str:
     kind = verdict(deduction.cause)
     text = f"−{fmt_number(deduction.amount)}: {deduction_label(deduction)}"
     if deduction.cases:
-        text += f" ({len(deduction.cases)}): {name_list(deduction.cases)}"
+        # "tool case" labels: the tool name (and a case's parameter name) are the target's.
+        quoted = [f"`{case}`" for case in deduction.cases]
+        text += f" ({len(deduction.cases)}): {name_list(quoted)}"
     return text + kind.why
 
 

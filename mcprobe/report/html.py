@@ -241,5 +241,11 @@ def render_html(report: ConformanceReport) -> str:
         parts.append(
             "<h2>Notes</h2><ul>" + "".join(f"<li>{esc(n)}</li>" for n in report.notes) + "</ul>"
         )
+    if report.protocol_notes:  # the per-server protocol probes' notes (no points)
+        parts.append(
+            "<h2>Protocol probes</h2><ul>"
+            + "".join(f"<li>{esc(n)}</li>" for n in report.protocol_notes)
+            + "</ul>"
+        )
     parts.append(f"<script>{_SCRIPT}</script></body></html>")
     return "\n".join(parts) + "\n"

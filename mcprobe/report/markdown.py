@@ -14,6 +14,7 @@ phrase), so no target string can start a line, open a block, or pose as a sectio
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from mcprobe.core.model import Outcome
@@ -27,7 +28,7 @@ from mcprobe.core.report_model import (
     LintFixOut,
     LocationOut,
 )
-from mcprobe.core.verdicts import verdict
+from mcprobe.core.verdicts import probe_keys, problem_keys, verdict
 from mcprobe.report.drift_markdown import drift_section
 from mcprobe.report.escape import md_cell, md_code, md_inline, md_prose, md_text
 from mcprobe.report.surface_markdown import render_surface, surface_fixes
@@ -117,6 +118,118 @@ def _header(report: ConformanceReport) -> list[str]:
     return lines
 
 
+# --------------------------------------------------------------------------- summary
+
+PROBLEMS_IN_SUMMARY = 5
+TOOLS_IN_SUMMARY = 3
+
+
+def _named(tools: list[str], limit: int = TOOLS_IN_SUMMARY) -> str:
+    named = ", ".join(md_inline(t, NAME_LIMIT) for t in tools[:limit])
+    more = len(tools) - limit
+    return f"{named} and {_plural(more, 'more tool', 'more tools')}" if more > 0 else named
+
+
+def _worst(report: ConformanceReport, findings: list[FindingOut]) -> list[str]:
+    """The worst problems, most serious first: critical verdicts, the other behavioural
+    verdicts, lint errors, failed resource/prompt/protocol checks."""
+    problems: list[str] = []
+    for p in report.critical_problems:
+        if p.tool is None:
+            problems.append(verdict(p.kind).probe_problem)
+    by_kind: dict[str, list[str]] = {}
+    for p in report.critical_problems:
+        if p.tool is not None:
+            by_kind.setdefault(p.kind, []).append(p.tool)
+    for fix in report.fixes.behaviour:
+        by_kind.setdefault(fix.kind, [])
+        by_kind[fix.kind] += [t for t in fix.tools if t not in by_kind[fix.kind]]
+    for key, tools in by_kind.items():
+        if len(tools) == 1:
+            problems.append(f"{_named(tools)} {verdict(key).problem}")
+        elif tools:
+            problems.append(f"{len(tools)} tools {verdict(key).problem} ({_named(tools)})")
+    if report.crashed_by is not None:
+        problems.append("the target died during the fuzz run")
+    for severity in ("critical", "error"):
+        codes = list(dict.fromkeys(f.code for f in findings if f.severity == severity))
+        if codes and not (severity == "critical" and "securityCritical" in by_kind):
+            count = sum(f.severity == severity for f in findings)
+            shown = ", ".join(md_inline(c, NAME_LIMIT) for c in codes[:TOOLS_IN_SUMMARY])
+            more = f" and {len(codes) - TOOLS_IN_SUMMARY} more" if len(codes) > 3 else ""
+            problems.append(
+                f"{_plural(count, f'{severity} finding', f'{severity} findings')} ({shown}{more})"
+            )
+    if report.surface is not None:
+        failed = [c for c in report.surface.checks if c.verdict == "fail" and c.level == "must"]
+        if failed:
+            checks = list(dict.fromkeys(c.check for c in failed))
+            shown = ", ".join(md_inline(c, NAME_LIMIT) for c in checks[:TOOLS_IN_SUMMARY])
+            more = f" and {len(checks) - TOOLS_IN_SUMMARY} more" if len(checks) > 3 else ""
+            problems.append(
+                f"{_plural(len(failed), 'failed check', 'failed checks')} of "
+                f"resources, prompts or protocol ({shown}{more})"
+            )
+    return problems
+
+
+def _summary(report: ConformanceReport, findings: list[FindingOut], fixes: int) -> list[str]:
+    """A few lines an author can stop after: grade, the worst problems, the counts."""
+    lines = ["## Summary", ""]
+    if report.overall is None:
+        head = "**Not measured.**"
+    else:
+        head = f"**Grade {md_text(report.grade, 3)}, {report.overall}/100.**"
+    weak = sorted(
+        (d for d in report.dimensions if d.score is not None and d.score < 10),
+        key=lambda d: d.score if d.score is not None else 10,
+    )[:2]
+    if weak:
+        head += (
+            " Weakest: "
+            + ", ".join(f"{md_text(d.name, NAME_LIMIT)} {_score(d.score or 0)}/10" for d in weak)
+            + "."
+        )
+    unmeasured = [md_text(d.name, NAME_LIMIT) for d in report.dimensions if d.score is None]
+    if unmeasured:
+        head += f" Not measured: {', '.join(unmeasured)}."
+    lines.append(f"- {head}")
+    worst = _worst(report, findings)
+    if worst:
+        shown = "; ".join(worst[:PROBLEMS_IN_SUMMARY])
+        more = len(worst) - PROBLEMS_IN_SUMMARY
+        lines.append(f"- Worst problems: {shown}" + (f"; and {more} more." if more > 0 else "."))
+    elif report.coverage is not None:
+        lines.append("- No critical or behavioural problem, no lint error.")
+    counts = [
+        ", ".join(
+            _plural(sum(f.severity == sev for f in findings), *_SEVERITY_WORDS.get(sev, (sev, sev)))
+            for sev in ("critical", "error", "warning", "info")
+            if sev != "critical" or any(f.severity == sev for f in findings)
+        )
+    ]
+    if report.coverage is not None and report.fuzz_summary is not None:
+        flagged = sum(1 for r in report.fuzz if _flags(r) != "—")
+        counts.append(
+            f"{_plural(report.fuzz_summary.cases, 'fuzz case', 'fuzz cases')} on "
+            f"{report.coverage.fuzzed_tools} of "
+            f"{_plural(report.coverage.total_tools, 'tool', 'tools')}"
+            f" ({flagged} flagged)"
+        )
+    else:
+        counts.append("not fuzzed (tools not called)")
+    if report.surface is not None and report.surface.checks:
+        failed = sum(c.verdict == "fail" for c in report.surface.checks)
+        counts.append(f"{failed} of {len(report.surface.checks)} surface checks failed")
+    lines.append(f"- Counts: {'; '.join(counts)}.")
+    lines.append(
+        f"- {_plural(fixes, 'recommended fix', 'recommended fixes')} below, most serious first."
+        if fixes
+        else f"- {CLEAN}"
+    )
+    return lines
+
+
 # --------------------------------------------------------------------------- 2. coverage
 
 
@@ -129,20 +242,20 @@ def _coverage(report: ConformanceReport) -> list[str]:
             "are not measured."
         )
     else:
-        line = (
+        lines.append(
             f"Fuzzed {coverage.fuzzed_tools} of {_plural(coverage.total_tools, 'tool', 'tools')}."
         )
         if coverage.skipped:
-            # Grouped by reason (one sentence per consent level), each group named once.
+            # One line per reason (e.g. one per consent level), naming every tool it skipped.
             groups: dict[str, list[str]] = {}
             for s in coverage.skipped:
-                groups.setdefault(s.reason, []).append(md_inline(s.tool, NAME_LIMIT))
-            skipped = "; ".join(
-                f"{', '.join(tools)}: {md_prose(reason, MESSAGE_LIMIT)}"
+                groups.setdefault(s.reason, []).append(s.tool)
+            lines.append("")
+            lines += [
+                f"- {_plural(len(tools), 'tool', 'tools')} skipped: "
+                f"{_sentence(reason).removesuffix('.')}: {_tool_list(tuple(tools))}."
                 for reason, tools in groups.items()
-            )
-            line += f" Skipped: {skipped}."
-        lines.append(line)
+            ]
         summary = report.fuzz_summary
         if summary is not None:
             lines += [
@@ -320,11 +433,7 @@ def _fuzz_row(result: FuzzResultOut, crashed_by: str | None) -> str:
 
 def _fuzz_table(report: ConformanceReport) -> list[str]:
     lines = ["## Fuzz results", ""]
-    rows = list(report.fuzz)
-    if report.non_object_probe is not None:
-        rows.append(report.non_object_probe)
-    if report.unknown_tool_probe is not None:
-        rows.append(report.unknown_tool_probe)
+    rows = list(report.fuzz)  # the per-server probes are in the Protocol part
     if not rows:
         return [*lines, "No cases were run."]
     lines += [
@@ -335,23 +444,113 @@ def _fuzz_table(report: ConformanceReport) -> list[str]:
     return lines
 
 
+# --------------------------------------------------------------------------- protocol probes
+
+
+def _probe_verdict(probe: FuzzResultOut, keys: list[str], noted: bool) -> str:
+    if keys:
+        said = [verdict(k).probe_problem or verdict(k).problem for k in keys]
+        return "**problem**: " + md_prose("; ".join(dict.fromkeys(said)))
+    if probe.inconclusive is not None:
+        return "inconclusive"
+    if noted:
+        return "a low-severity note, no points (below)"
+    if probe.outcome in ("toolError", "protocolError"):
+        return "rejected cleanly"
+    return "no verdict"
+
+
+def _probe_line(what: str, probe: FuzzResultOut, verdict_text: str) -> str:
+    answer = _outcome(probe)
+    if probe.message:
+        answer += f" {md_inline(probe.message, CELL_NOTE_LIMIT)}"
+    return (
+        f"- {what}: sent {md_code(probe.arguments, ARGUMENTS_LIMIT)} as the arguments of "
+        f"{md_inline(probe.name, NAME_LIMIT)}; answered {answer}: {verdict_text}."
+    )
+
+
+def _protocol(report: ConformanceReport) -> list[str] | None:
+    """The per-server protocol probes (sent once, they test the server's ``tools/call``
+    dispatch, not a tool) and their notes."""
+    if (
+        report.non_object_probe is None
+        and report.unknown_tool_probe is None
+        and not report.protocol_notes
+    ):
+        return None
+    lines = [
+        "## Protocol probes",
+        "",
+        "Sent once per server: they test its protocol layer (the `tools/call` dispatch of its "
+        "SDK or framework), which answers the same for every tool.",
+        "",
+    ]
+    flat, unknown = report.non_object_probe, report.unknown_tool_probe
+    if flat is not None:
+        keys = [k for k in problem_keys(flat, report.crashed_by) if flat.error_code != -32603]
+        text = _probe_verdict(flat, keys, flat.error_code == -32603)
+        lines.append(_probe_line("`arguments` that are not an object", flat, text))
+    if unknown is not None:
+        text = _probe_verdict(unknown, probe_keys(unknown), unknown.outcome == "toolError")
+        lines.append(_probe_line("A call to a tool that does not exist", unknown, text))
+    lines += [f"- Note: {md_prose(note, NOTE_LIMIT)}" for note in report.protocol_notes]
+    return lines
+
+
 # --------------------------------------------------------------------------- 7. fixes
 
 
+_QUOTED_PART = re.compile(r"`[^`]*`")
+
+
+def _same_fix(hints: list[str]) -> bool:
+    """Whether the hints are one fix that differs only in the names it quotes (the lint
+    convention quotes target names in single backticks), e.g. "Give parameter `a` of tool `x`
+    a type" at every place."""
+    return len({_QUOTED_PART.sub("`…`", hint) for hint in hints}) == 1
+
+
+def _places(found: list[FindingOut]) -> list[str]:
+    """One sub-line per tool (its parameters listed together), else one per place."""
+    lines: list[str] = []
+    by_tool: dict[str, list[FindingOut]] = {}
+    for f in found:
+        if f.location.tool is not None and f.location.param is not None:
+            by_tool.setdefault(f.location.tool, []).append(f)
+    done: set[str] = set()
+    for f in found:
+        tool = f.location.tool
+        group = by_tool.get(tool or "", [])
+        if tool is None or f.location.param is None or len(group) < 2:
+            lines.append(f"- {_where(f.location)}")
+        elif tool not in done:
+            done.add(tool)
+            params = ", ".join(md_inline(g.location.param or "", NAME_LIMIT) for g in group)
+            lines.append(f"- tool {md_inline(tool, NAME_LIMIT)} › params {params}")
+    return lines
+
+
 def _lint_fixes(fixes: list[LintFixOut], findings: list[FindingOut]) -> list[list[str]]:
-    """One item per lint code (errors first), each affected place on its own sub-line; the hint
-    is stated once when every place shares it, else per place."""
+    """One item per lint code (errors first). The hint is stated once when every place shares
+    it, or once as an example when the places' hints differ only in the names they quote (the
+    places listed under it, a tool's parameters on one line); else per place."""
     items: list[list[str]] = []
     for fix in fixes:
         head = (
             f"**{md_inline(fix.code, NAME_LIMIT)}** ({fix.severity}, "
             f"{_plural(fix.places, 'place', 'places')})"
         )
-        lines = [head if fix.hint is None else f"{head}: {_sentence(fix.hint)}"]
-        for f in (f for f in findings if f.code == fix.code):
-            place = _where(f.location)
-            lines.append(f"- {place}: {_sentence(f.hint)}" if fix.hint is None else f"- {place}")
-        items.append(lines)
+        found = [f for f in findings if f.code == fix.code]
+        if fix.hint is not None:
+            items.append([f"{head}: {_sentence(fix.hint)}", *_places(found)])
+        elif found and _same_fix([f.hint for f in found]):
+            example = _sentence(found[0].hint)
+            items.append(
+                [f"{head}, at each place below as at the first: {example}", *_places(found)]
+            )
+        else:
+            items.append([head, *(f"- {_where(f.location)}: {_sentence(f.hint)}" for f in found)])
     return items
 
 
@@ -391,12 +590,19 @@ def _repro(results: tuple[FuzzResultOut, ...], tool: str | None = None) -> str:
 class _Fix:
     """A behavioural fix with its results looked up in the report (formatting needs them)."""
 
-    def __init__(self, fix: BehaviourFixOut, by_case: dict[tuple[str, str], FuzzResultOut]):
+    def __init__(
+        self,
+        fix: BehaviourFixOut,
+        by_case: dict[tuple[str, str], FuzzResultOut],
+        *,
+        advice: bool = True,
+    ):
         self.fix = fix
         self.key = fix.kind
         self.tools = tuple(fix.tools)
         self.results = tuple(by_case[(c.tool, c.case)] for c in fix.cases)
-        self.advice = md_prose(fix.fix)
+        # Without advice: a sub-line of an item that states the fix once.
+        self.advice = f" {md_prose(fix.fix)}" if advice else ""
 
     def results_of(self, tool: str) -> tuple[FuzzResultOut, ...]:
         return tuple(r for r in self.results if r.name == tool)
@@ -417,12 +623,12 @@ def _rejected_valid(fix: _Fix) -> str:
     if len(fix.tools) == 1:
         return (
             f"{md_inline(fix.tools[0], NAME_LIMIT)}: {why} the minimal valid call {call} "
-            f"{what} ({_answer(first)}). {advice}"
+            f"{what} ({_answer(first)}).{advice}"
         )
     return (
         f"{_tool_list(fix.tools)} ({len(fix.tools)} tools): {why} each minimal valid call "
         f"{what} with the same answer ({_answer(first)}), e.g. "
-        f"{md_inline(fix.tools[0], NAME_LIMIT)} with {call}. {advice}"
+        f"{md_inline(fix.tools[0], NAME_LIMIT)} with {call}.{advice}"
     )
 
 
@@ -431,13 +637,13 @@ def _behaviour_item(fix: _Fix) -> str:
         text = _rejected_valid(fix)
     elif len(fix.tools) == 1:
         text = (
-            f"{md_inline(fix.tools[0], NAME_LIMIT)}: {fix.advice} Reproduce: {_repro(fix.results)}."
+            f"{md_inline(fix.tools[0], NAME_LIMIT)}:{fix.advice} Reproduce: {_repro(fix.results)}."
         )
     else:
         first = fix.tools[0]
         others = len(fix.tools) - 1
         text = (
-            f"{_tool_list(fix.tools)} ({len(fix.tools)} tools, the same behaviour): "
+            f"{_tool_list(fix.tools)} ({len(fix.tools)} tools, the same behaviour):"
             f"{fix.advice} Reproduce: {_repro(fix.results_of(first), first)}"
             f" (the other {_plural(others, 'tool answers', 'tools answer')} the same kind "
             "of case the same way; every call is in the JSON report)."
@@ -449,6 +655,28 @@ def _behaviour_item(fix: _Fix) -> str:
             + md_prose(PROTOCOL_LEVEL)
         )
     return text
+
+
+def _behaviour_items(report: ConformanceReport) -> list[list[str]]:
+    """One item per verdict: alone when one behaviour shows it, else its fix stated once with
+    each distinct behaviour (tools answering alike, with a reproduction) as a sub-line."""
+    by_case = {(r.name, r.case): r for r in report.fuzz}
+    by_kind: dict[str, list[_Fix]] = {}
+    for fix in report.fixes.behaviour:
+        by_kind.setdefault(fix.kind, []).append(_Fix(fix, by_case, advice=False))
+    items: list[list[str]] = []
+    for kind, fixes in by_kind.items():
+        if len(fixes) == 1:
+            items.append([_behaviour_item(_Fix(fixes[0].fix, by_case))])
+            continue
+        tools = sum(len(f.tools) for f in fixes)
+        head = (
+            f"**{md_text(verdict(kind).title, NAME_LIMIT)}** "
+            f"({_plural(tools, 'tool', 'tools')}, {len(fixes)} distinct answers): "
+            f"{md_prose(verdict(kind).fix)}"
+        )
+        items.append([head, *(f"- {_behaviour_item(f)}" for f in fixes)])
+    return items
 
 
 def _metadata_item(fixes: tuple[str, ...]) -> list[str]:
@@ -467,12 +695,23 @@ def _uncovered_item(dimension: DimensionOut) -> list[str]:
 
 
 def _fixes(report: ConformanceReport, findings: list[FindingOut]) -> list[str]:
+    items = _fix_items(report, findings)
+    lines = ["## Recommended fixes", ""]
+    if not items:
+        return [*lines, CLEAN]
+    for n, (first, *subs) in enumerate(items, start=1):
+        marker = f"{n}. "
+        lines.append(marker + first)
+        lines += [" " * len(marker) + sub for sub in subs]  # nested under this item
+    return lines
+
+
+def _fix_items(report: ConformanceReport, findings: list[FindingOut]) -> list[list[str]]:
     plan = report.fixes
     items = _lint_fixes(plan.lint, findings)
     if plan.metadata:
         items.append(_metadata_item(tuple(plan.metadata)))
-    by_case = {(r.name, r.case): r for r in report.fuzz}
-    items += [[_behaviour_item(_Fix(fix, by_case))] for fix in plan.behaviour]
+    items += _behaviour_items(report)
     probe = report.unknown_tool_probe
     if plan.unknown_tool is not None and probe is not None:
         fix = plan.unknown_tool.fix.removesuffix(".")
@@ -487,14 +726,7 @@ def _fixes(report: ConformanceReport, findings: list[FindingOut]) -> list[str]:
     items += surface_fixes(report)
     dimensions = {d.key: d for d in report.dimensions}
     items += [_uncovered_item(dimensions[key]) for key in plan.uncovered if key in dimensions]
-    lines = ["## Recommended fixes", ""]
-    if not items:
-        return [*lines, CLEAN]
-    for n, (first, *subs) in enumerate(items, start=1):
-        marker = f"{n}. "
-        lines.append(marker + first)
-        lines += [" " * len(marker) + sub for sub in subs]  # nested under this item
-    return lines
+    return items
 
 
 # --------------------------------------------------------------------------- assembly
@@ -504,20 +736,35 @@ def _join(sections: Iterable[list[str]]) -> str:
     return "\n\n".join("\n".join(section) for section in sections) + "\n"
 
 
-def render_markdown(report: ConformanceReport) -> str:
-    """The Markdown report. Reads only ``report`` (works on a report loaded from JSON)."""
+SUMMARY_END = (
+    "_This is the summary report: the dimensions' reasons, every finding, every fuzz call and "
+    "every resource/prompt/protocol check are in the full report (probe_report with detail: "
+    "full, or `mcprobe audit --json` / `--output`)._"
+)
+
+
+def render_markdown(report: ConformanceReport, *, detail: str = "full") -> str:
+    """The Markdown report. Reads only ``report`` (works on a report loaded from JSON).
+    ``detail="summary"``: the header, summary, coverage, critical callout and fixes only."""
     findings = sort_findings(report.findings)
-    sections = [_header(report), _coverage(report)]
+    fixes = _fixes(report, findings)
+    count = sum(1 for line in fixes if line[:1].isdigit())
+    sections = [_header(report), _summary(report, findings, count), _coverage(report)]
     security = any(p.kind == "securityCritical" for p in report.critical_problems)
     if report.coverage is not None or security:
         sections.append(["## Critical behavior", "", *_critical(report)])
+    if detail == "summary":
+        return _join([*sections, fixes, [SUMMARY_END]])
     sections += [_dimensions(report), _findings(findings)]
     drift = drift_section(report)  # --lock only
     if drift is not None:
         sections.append(drift)
     if report.coverage is not None:
         sections.append(_fuzz_table(report))
+    protocol = _protocol(report)
+    if protocol is not None:
+        sections.append(protocol)
     if report.surface is not None:
         sections.append(render_surface(report))
-    sections.append(_fixes(report, findings))
+    sections.append(fixes)
     return _join(sections)

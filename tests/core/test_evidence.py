@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from mcprobe.core.classify import classify_call, classify_unknown_tool_probe
-from mcprobe.core.evidence import environment_cause, evidence_notes, failure_text, judge_controls
+from mcprobe.core.evidence import (
+    environment_cause,
+    evidence_notes,
+    failure_text,
+    judge_controls,
+    protocol_notes,
+)
 from mcprobe.core.model import (
     JSON,
     Case,
@@ -266,21 +272,23 @@ def test_a_conclusive_run_has_no_evidence_notes() -> None:
     assert evidence_notes(_fuzz([control, rejection])) == []
 
 
-def test_protocol_probes_get_one_low_severity_note_each() -> None:
+def test_protocol_probes_get_one_low_severity_protocol_note_each_outside_the_tool_notes() -> None:
     control = _run(_case(), _text("On branch main"))
     flat_case = Case("t", CaseKind.NON_OBJECT_ARGUMENTS, "non_object_arguments", [], True)
     flat = _run(flat_case, RawCall(RawKind.JSONRPC_ERROR, 1.0, error_code=-32603))
     unknown = classify_unknown_tool_probe("nope", _text("Unknown tool: nope", is_error=True))
-    notes = evidence_notes(_fuzz([control], non_object_probe=flat, unknown_tool_probe=unknown))
+    run = _fuzz([control], non_object_probe=flat, unknown_tool_probe=unknown)
+    notes = protocol_notes(run)
     assert len(notes) == 2 and all(
         n.startswith("Protocol (low severity, no points)") for n in notes
     )
+    assert evidence_notes(run) == []
     clean_flat = _run(flat_case, RawCall(RawKind.JSONRPC_ERROR, 1.0, error_code=-32602))
     clean_unknown = classify_unknown_tool_probe(
         "nope", RawCall(RawKind.JSONRPC_ERROR, 1.0, error_code=-32602)
     )
     assert (
-        evidence_notes(
+        protocol_notes(
             _fuzz([control], non_object_probe=clean_flat, unknown_tool_probe=clean_unknown)
         )
         == []

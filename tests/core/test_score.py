@@ -201,7 +201,9 @@ def test_fully_worked_example_scores_every_dimension_exactly() -> None:
     assert by_key["errorHandling"].score == 6.0
     assert by_key["liveness"].score == 7.1
     assert by_key["security"].score == 9.0
-    assert by_key["security"].reasons[1] == ("−1: warning security.unannotated_capability (divide)")
+    assert by_key["security"].reasons[1] == (
+        "−1: warning security.unannotated_capability (`divide`)"
+    )
     assert score.overall == 65
     assert score.grade == "C"
 
@@ -215,19 +217,19 @@ def test_fully_worked_example_scores_every_dimension_exactly() -> None:
         "10 − 10 × min(1, (3.75 / 4 tools + 0.5 server-wide) / 2) = 2.8"
     )
     assert schema_reasons[1:] == (
-        "greet: 2 (capped from 2.25) from 1 error, 2 warning, 1 info",
-        "divide: 1.25 from 2 warning, 1 info",
-        "set_mode: 0.5 from 1 warning",
+        "`greet`: 2 (capped from 2.25) from 1 error, 2 warning, 1 info",
+        "`divide`: 1.25 from 2 warning, 1 info",
+        "`set_mode`: 0.5 from 1 warning",
         "server-wide: 0.5 from server.garbage_stdout ×1",
     )
     assert by_key["errorHandling"].reasons == (
         "3 of 5 malformed cases rejected cleanly (including the unknown-tool probe): 10 × 3/5 = 6",
-        "−2: internal error -32603 (1): well_behaved missing_required:x",
-        "−2: silently accepted (1): divide wrong_type:a",
+        "−2: internal error -32603 (1): `well_behaved missing_required:x`",
+        "−2: silently accepted (1): `divide wrong_type:a`",
     )
     assert by_key["liveness"].reasons == (
         "3 of 4 valid calls succeeded cleanly: 10 × 3/4 = 7.5",
-        "−2.5: empty success (1): greet valid",
+        "−2.5: empty success (1): `greet valid`",
         "−0.375: valid-call p50 latency 275 ms exceeds 200 ms (0.5 per 100 ms over)",
     )
 
@@ -367,7 +369,7 @@ def test_no_constructible_valid_case_leaves_liveness_not_measured() -> None:
     _, _, errors, liveness, _ = score_server(snapshot(1), [], fuzz).dimensions
     assert errors.score == 10.0
     assert liveness.score is None
-    assert "no valid arguments could be built for t0" in liveness.reasons[0]
+    assert "no valid arguments could be built for `t0`" in liveness.reasons[0]
 
 
 def test_cases_not_run_are_not_counted() -> None:
@@ -393,9 +395,10 @@ def test_output_schema_violations_and_empty_successes_are_not_clean() -> None:
     )
     liveness = score_server(snapshot(4), [], fuzz).dimensions[3]
     assert liveness.score == 2.5
-    assert "−2.5: output-schema violation (1): b valid" in liveness.reasons
+    assert "−2.5: output-schema violation (1): `b valid`" in liveness.reasons
     assert any(
-        r.startswith("−2.5: valid call rejected (toolError) (1): d valid") for r in liveness.reasons
+        r.startswith("−2.5: valid call rejected (toolError) (1): `d valid`")
+        for r in liveness.reasons
     )
 
 
@@ -411,8 +414,8 @@ def test_rejected_valid_example_costs_liveness_and_says_to_accept_or_correct_it(
     assert liveness.score == 3.3
     rejected = [r for r in liveness.reasons if "valid call rejected" in r]
     assert [r.split(" — ")[0] for r in rejected] == [
-        "−3.3333: valid call rejected (protocolError -32602) (1): b valid",
-        "−3.3333: valid call rejected (toolError) (1): a valid",
+        "−3.3333: valid call rejected (protocolError -32602) (1): `b valid`",
+        "−3.3333: valid call rejected (toolError) (1): `a valid`",
     ]
     for reason in rejected:
         assert "validates" in reason and "the schema's own example" in reason
@@ -422,7 +425,9 @@ def test_rejected_valid_example_costs_liveness_and_says_to_accept_or_correct_it(
 def test_internal_error_on_a_valid_call_blames_the_handler_not_the_schema() -> None:
     fuzz = run([case(t, "valid", Outcome.PROTOCOL_ERROR, error_code=-32603) for t in "abc"])
     (reason,) = score_server(snapshot(3), [], fuzz).dimensions[3].reasons[1:]
-    assert reason.startswith("−10: internal error -32603 on a valid call (3): a valid, b valid")
+    assert reason.startswith(
+        "−10: internal error -32603 on a valid call (3): `a valid`, `b valid`"
+    )
     assert "fix the handler" in reason and "examples" not in reason
 
 
@@ -606,7 +611,7 @@ def test_an_unsupported_protocol_version_costs_metadata_and_keeps_a_server_out_o
     score = score_server(odd, (), called)
     metadata = next(d for d in score.dimensions if d.key == "metadata")
     assert metadata.score == 6.0
-    assert '−4: unsupported protocol version "1999-01-01" negotiated' in metadata.reasons
+    assert '−4: unsupported protocol version `"1999-01-01"` negotiated' in metadata.reasons
     assert score.grade != "A"
     (deduction,) = [d for d in metadata.deductions if d.cause == "unsupportedProtocolVersion"]
     assert deduction_fix(deduction.cause, deduction.params).startswith("Answer initialize")

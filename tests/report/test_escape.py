@@ -3,9 +3,8 @@ parser (markdown-it-py), so "safe" means "a real parser sees only what we meant"
 
 from __future__ import annotations
 
-import re
-
 import json
+import re
 
 import pytest
 from hypothesis import given, settings

@@ -52,11 +52,13 @@ PARSER = MarkdownIt("commonmark").enable("table").enable("strikethrough")
 
 SECTIONS = [
     "mcprobe conformance report",
+    "Summary",
     "Coverage",
     "Critical behavior",
     "Dimensions",
     "Findings",
     "Fuzz results",
+    "Protocol probes",
     "Recommended fixes",
 ]
 
@@ -136,7 +138,7 @@ def test_sections_come_in_spec_order_with_fuzz() -> None:
 def test_without_fuzz_there_is_no_critical_callout_and_no_fuzz_table() -> None:
     markdown = render_markdown(build(clean_audit()))
     assert headings(markdown) == [
-        s for s in SECTIONS if s not in ("Critical behavior", "Fuzz results")
+        s for s in SECTIONS if s not in ("Critical behavior", "Fuzz results", "Protocol probes")
     ]
     assert "Fuzz: not run" in markdown
     assert "Critical" not in markdown
@@ -183,9 +185,8 @@ def test_fuzzed_server_without_critical_behaviour_says_so() -> None:
 
 def test_coverage_line_counts_tools_and_names_skipped_ones_with_reasons() -> None:
     lines = render_markdown(build(flawed_audit())).splitlines()
-    assert (
-        "Fuzzed 6 of 7 tools. Skipped: `delete_all`: may be destructive (no readOnlyHint)."
-    ) in lines
+    assert "Fuzzed 6 of 7 tools." in lines
+    assert "- 1 tool skipped: may be destructive (no readOnlyHint): `delete_all`." in lines
 
 
 def test_coverage_line_names_the_skipped_tools_of_each_reason_once_grouped() -> None:
@@ -198,8 +199,11 @@ def test_coverage_line_names_the_skipped_tools_of_each_reason_once_grouped() -> 
     ]
     coverage = report.coverage.model_copy(update={"skipped": skipped})
     lines = render_markdown(report.model_copy(update={"coverage": coverage})).splitlines()
-    line = next(line for line in lines if line.startswith("Fuzzed "))
-    assert line.endswith("Skipped: `w1`, `w2`: needs writes; `d1`: needs destructive.")
+    skips = [line for line in lines if " skipped: " in line]
+    assert skips == [
+        "- 2 tools skipped: needs writes: `w1`, `w2`.",
+        "- 1 tool skipped: needs destructive: `d1`.",
+    ]
 
 
 def test_critical_callout_names_tools_and_the_case_that_killed_the_target() -> None:
@@ -250,11 +254,18 @@ def test_fuzz_table_shows_outcome_code_flags_latency_and_note() -> None:
     assert "| `greet` | `valid` | ok | emptySuccess | 3 ms |  |" in lines
 
 
-def test_every_fuzz_result_and_the_unknown_tool_probe_get_a_row() -> None:
+def test_every_fuzz_result_gets_a_row_and_the_unknown_tool_probe_is_in_the_protocol_part() -> None:
     report = build(flawed_audit())
-    rows = [line for line in render_markdown(report).splitlines() if line.startswith("| `")]
-    assert len(rows) == len(report.fuzz) + 1
-    assert rows[-1].startswith("| `mcprobe_no_such_tool_7f3a` | `unknown_tool` |")
+    markdown = render_markdown(report)
+    rows = [line for line in markdown.splitlines() if line.startswith("| `")]
+    assert len(rows) == len(report.fuzz)
+    assert not any("unknown_tool" in row for row in rows)
+    protocol = markdown.split("## Protocol probes", 1)[1].split("\n## ", 1)[0]
+    assert (
+        "- A call to a tool that does not exist: sent `{}` as the arguments of "
+        "`mcprobe_no_such_tool_7f3a`; answered protocolError (-32602) `Unknown tool`: "
+        "rejected cleanly." in protocol.splitlines()
+    )
 
 
 def fix_lines(report: ConformanceReport) -> list[str]:
@@ -300,8 +311,7 @@ def test_behavioural_fixes_follow_lint_fixes_with_reproducing_arguments() -> Non
 def test_backtick_quoted_target_names_in_mcprobe_sentences_render_as_code() -> None:
     lines = render_markdown(build(flawed_audit())).splitlines()
     assert (
-        "- Note: Cases not sent for `set_mode`: `wrong_type:mode` (validated against schema)."
-        in lines
+        "- Note: Cases not sent (validated against schema): `set_mode` `wrong_type:mode`." in lines
     )
 
 
@@ -316,13 +326,16 @@ def test_time_server_with_rejected_valid_calls_is_never_told_nothing_to_fix() ->
         "for and how its tools fit together (at least 40 characters).",
     ]
     assert fixes[3] == (
-        "2. `get_current_time`: It refuses its own example: the minimal valid call "
-        '`{"timezone": "example"}` (the schema\'s or the user\'s example) was rejected (toolError: '
-        "`Invalid timezone: 'No time zone found with key example'`). Accept the call the "
-        "schema's own `default`/`examples` (or the user's example) describe, or correct that "
-        "example so a client can build a call that works."
+        "2. **Valid call rejected** (2 tools, 2 distinct answers): Accept the call the schema's "
+        "own `default`/`examples` (or the user's example) describe, or correct that example so a "
+        "client can build a call that works."
     )
-    assert fixes[4].startswith("3. `convert_time`: It refuses its own example")
+    assert fixes[4] == (
+        "   - `get_current_time`: It refuses its own example: the minimal valid call "
+        '`{"timezone": "example"}` (the schema\'s or the user\'s example) was rejected (toolError: '
+        "`Invalid timezone: 'No time zone found with key example'`)."
+    )
+    assert fixes[5].startswith("   - `convert_time`: It refuses its own example")
 
 
 def test_nothing_to_fix_appears_only_when_nothing_was_deducted() -> None:
@@ -406,7 +419,7 @@ def markdown_it_cells(row: str) -> int:
 
 def test_hostile_text_keeps_every_table_row_at_six_columns_in_both_gfm_parsers() -> None:
     rows = [line for line in hostile_markdown().splitlines() if line.startswith("|")]
-    assert len(rows) == 2 + 2 * len(HOSTILE_STRINGS) + 1
+    assert len(rows) == 2 + 2 * len(HOSTILE_STRINGS)  # the unknown-tool probe: Protocol part
     assert {gfm_cells(row) for row in rows} == {6}
     assert {markdown_it_cells(row) for row in rows} == {6}
 
@@ -452,7 +465,7 @@ def test_hostile_text_injects_no_html_link_image_or_emphasis() -> None:
 MCPROBE_LINE_STARTS = re.compile(
     r"^(# mcprobe conformance report$|## [A-Z]|_mcprobe |- |  - | {3,4}- |\d+\. |\| |"
     r"> Server says |"
-    r"⚠ Critical: |Fuzzed \d|Cases: \d|\d+ errors?, |$)"
+    r"⚠ Critical: |Fuzzed \d|Cases: \d|\d+ errors?, |Sent once per server: |_This is the |$)"
 )
 
 
