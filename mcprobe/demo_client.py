@@ -53,7 +53,8 @@ async def run_demo(
     cwd: str | None = None,
     progress_out: TextIO | None = None,
 ) -> dict[str, Any]:
-    """Run the demo and return ``probe_report``'s structured content (the report)."""
+    """Run the demo and return ``probe_report``'s structured content (the full report), its
+    ``markdown`` filled from the text content."""
     server = list(mcprobe_command or default_mcprobe_command())
     target = list(target_command or demo_target_command())
     params = StdioServerParameters(command=server[0], args=server[1:], cwd=cwd)
@@ -79,12 +80,16 @@ async def run_demo(
         )
         connection_id = connected["connectionId"]
         try:
-            report: dict[str, Any] = await _call(
-                session,
+            result = await session.call_tool(
                 "probe_report",
-                {"connectionId": connection_id, "fuzz": True},
+                {"connectionId": connection_id, "fuzz": True, "detail": "full"},
                 progress_callback=on_progress,
             )
+            text = "".join(getattr(block, "text", "") for block in result.content)
+            if result.is_error:
+                raise DemoFailed(text)
+            # The server sends the Markdown once, as the text content.
+            report: dict[str, Any] = {**(result.structured_content or {}), "markdown": text}
         finally:
             await _call(session, "probe_disconnect", {"connectionId": connection_id})
     return report

@@ -131,7 +131,7 @@ def never_answers_one_call(outcome: Outcome) -> None:
     assert all(r.latency_ms < (CALL + SLACK) * 1000 for r in hangs)
     healthy_echo(report)
     assert result(report, "fail").outcome == "toolError"
-    assert any(line.startswith("hang: timed out") for line in report.critical)
+    assert any(line.startswith("`hang`: timed out") for line in report.critical)
 
 
 def huge_reply(outcome: Outcome) -> None:
@@ -230,7 +230,7 @@ def invalid_result_shapes(outcome: Outcome) -> None:
             assert (found.outcome, found.error_code) == ("protocolError", None), found
             assert problem in (found.note or ""), found.note
             assert "breaks the MCP 2025-11-25 CallToolResult schema" in (found.note or "")
-        line = next(c for c in report.critical if c.startswith(f"{tool}: "))
+        line = next(c for c in report.critical if c.startswith(f"`{tool}`: "))
         assert "breaks the MCP result schema" in line
     healthy_echo(report)
     assert result(report, "fail").outcome == "toolError"
@@ -553,7 +553,12 @@ async def test_mcprobe_server_survives_a_hostile_target_and_answers_the_next_req
                 error, report = await _call(
                     session,
                     "probe_report",
-                    {"fuzz": True, "fuzzDestructive": True, "concurrency": entry.concurrency},
+                    {
+                        "fuzz": True,
+                        "fuzzDestructive": True,
+                        "concurrency": entry.concurrency,
+                        "detail": "full",  # the checks read every result
+                    },
                 )
                 assert not error, report
                 entry.check(ConformanceReport.model_validate(report))

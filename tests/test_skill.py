@@ -117,13 +117,15 @@ async def test_the_three_call_flow_runs_as_written_against_the_demo_target(
     with anyio.fail_after(90):
         async with Client(build_server(), mode="legacy") as client:
             results = []
+            texts = []
             for call in (connect, report, disconnect):
                 result = await client.call_tool(call["tool"], call["arguments"])
                 assert not result.is_error, result.content
                 results.append(result.structured_content)
+                texts.append("".join(getattr(c, "text", "") for c in result.content))
     assert results[0] is not None and results[0]["connectionId"] == "c1"
     assert results[1] is not None and results[1]["coverage"]["fuzzedTools"] > 0
-    assert "⚠ Critical:" in results[1]["markdown"]
+    assert "⚠ Critical:" in texts[1]  # the Markdown is the text content
     assert results[2] == {"removed": ["c1"], "remaining": [], "defaultConnectionId": None}
 
 

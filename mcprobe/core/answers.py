@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from mcprobe.core.model import JSON, RawCall, RawKind
+from mcprobe.core.quoting import quoted
 
 __all__ = ["INTERNAL_ERROR", "describe", "is_failure_of_server", "request_text"]
 
@@ -30,13 +31,12 @@ def describe(raw: RawCall) -> str:
             text = json.dumps(raw.result, sort_keys=True, ensure_ascii=False, default=str)
         except (TypeError, ValueError):
             text = repr(raw.result)
-        return f"result {_excerpt(text)}"
+        return f"result {quoted(_excerpt(text))}"
     if raw.kind is RawKind.JSONRPC_ERROR:
         # The target's message is quoted, so no reader (or redaction, core.redact) takes it for
         # mcprobe's words.
         message = _excerpt(raw.error_message or "")
-        quoted = json.dumps(message, ensure_ascii=False)
-        return f"JSON-RPC error {raw.error_code}" + (f" ({quoted})" if message else "")
+        return f"JSON-RPC error {raw.error_code}" + (f" ({quoted(message)})" if message else "")
     if raw.kind is RawKind.TIMEOUT:
         return f"no answer ({raw.detail or 'timeout'})"
     if raw.kind is RawKind.TRANSPORT_LOST:

@@ -47,6 +47,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from mcprobe.core.model import JSON, CaseResult, CaseSource, FuzzRun, Outcome
+from mcprobe.core.quoting import quoted
 
 __all__ = [
     "environment_cause",
@@ -280,7 +281,7 @@ def _judge(result: CaseResult, control: CaseResult | None) -> CaseResult:
 
 def _tools(results: Sequence[CaseResult]) -> str:
     names = list(dict.fromkeys(r.tool for r in results))
-    shown = ", ".join(f"`{n}`" for n in names[:8])
+    shown = ", ".join(quoted(n) for n in names[:8])
     return shown + (f" and {len(names) - 8} more" if len(names) > 8 else "")
 
 

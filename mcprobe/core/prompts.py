@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from mcprobe.core.answers import INTERNAL_ERROR, describe, is_failure_of_server
 from mcprobe.core.checks import CheckResult, Verdict, check_result
 from mcprobe.core.model import JSON, Finding, Location, RawCall, RawKind, Severity
+from mcprobe.core.quoting import quoted, quoted_list
 
 __all__ = [
     "ARGUMENT_VALUE",
@@ -255,7 +256,7 @@ def judge_get(ref: PromptRef, raw: RawCall, request: str) -> CheckResult:
         # ("Text or Blob"), and mcprobe's placeholder may be outside them.
         why = (
             f"the prompt refused mcprobe's placeholder value {ARGUMENT_VALUE!r} for "
-            f"{', '.join(ref.required)}; it may need a real value"
+            f"{', '.join(quoted_list(ref.required))}; it may need a real value"
             if ref.required
             else "a prompt that takes no required arguments was refused"
         )
@@ -299,7 +300,7 @@ def judge_missing_argument(ref: PromptRef, missing: str, raw: RawCall, request: 
         ref.name,
         raw,
         request,
-        f"a prompts/get without the required argument {missing!r}",
+        f"a prompts/get without the required argument {quoted(missing)}",
     )
 
 

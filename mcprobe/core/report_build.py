@@ -25,6 +25,7 @@ from mcprobe.core.model import (
     Score,
     ServerSnapshot,
 )
+from mcprobe.core.quoting import quoted, quoted_list
 from mcprobe.core.report_model import (
     ConformanceReport,
     CoverageOut,
@@ -113,7 +114,8 @@ def critical_line(item: CriticalOut) -> str:
     kind = verdict(item.kind)
     if item.tool is None:
         return kind.probe_problem
-    return f"{item.tool}: {kind.problem} ({', '.join(item.cases)})"
+    # Target names in backticks (the lint convention): the tool and each case's parameter.
+    return f"{quoted(item.tool)}: {kind.problem} ({', '.join(quoted_list(item.cases))})"
 
 
 def critical_lines(
@@ -132,7 +134,7 @@ def death_line(crashed_by: str, not_run: int) -> str:
     """What the report says when the target died mid-fuzz."""
     cases = "case was" if not_run == 1 else "cases were"
     return (
-        f"the target died during case {crashed_by}; {not_run} remaining {cases} not run "
+        f"the target died during case {quoted(crashed_by)}; {not_run} remaining {cases} not run "
         "(not counted against any tool)"
     )
 
@@ -193,7 +195,7 @@ def _fuzz_notes(fuzz: FuzzRun, not_run: int) -> list[str]:
         if not tool_cases.valid_constructible:
             why = f": {tool_cases.note}" if tool_cases.note else ""
             notes.append(
-                f"No valid arguments could be built for `{tool_cases.tool}`{why}; "
+                f"No valid arguments could be built for {quoted(tool_cases.tool)}{why}; "
                 "its liveness is not measured."
             )
     # One note per reason a case was not sent, naming every tool and case it applies to.
@@ -203,8 +205,7 @@ def _fuzz_notes(fuzz: FuzzRun, not_run: int) -> list[str]:
             dropped.setdefault(d.reason, {}).setdefault(tool_cases.tool, []).append(d.label)
     for reason, by_tool in dropped.items():
         cases = "; ".join(
-            f"`{tool}` " + ", ".join(f"`{label}`" for label in labels)
-            for tool, labels in by_tool.items()
+            f"{quoted(tool)} " + ", ".join(quoted_list(labels)) for tool, labels in by_tool.items()
         )
         notes.append(f"Cases not sent ({reason}): {cases}.")
     notes.extend(evidence_notes(fuzz))

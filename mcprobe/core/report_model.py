@@ -300,6 +300,16 @@ class DriftOut(WireModel):
         return bool(self.added or self.removed or self.changed)
 
 
+class OmittedOut(WireModel):
+    """What a summary report (``detail: summary``) left out of its lists."""
+
+    fuzz: int = Field(default=0, description="fuzz results without a verdict (clean calls)")
+    findings: int = Field(
+        default=0, description="warning/info findings beyond the first of each code"
+    )
+    checks: int = Field(default=0, description="passed or not-applicable surface checks")
+
+
 class ConformanceReport(WireModel):
     schema_version: str = SCHEMA_VERSION
     mcprobe_version: str
@@ -347,4 +357,12 @@ class ConformanceReport(WireModel):
         default=None, description="this server's lock (probe_report pin: true); null otherwise"
     )
     fixes: FixPlanOut = Field(default_factory=FixPlanOut, description="the recommended fixes")
+    detail: Literal["summary", "full"] = Field(
+        default="full",
+        description="full: every list whole; summary (probe_report's default): fuzz, findings "
+        "and surface.checks cut to what carries a verdict, counted in `omitted`",
+    )
+    omitted: OmittedOut | None = Field(
+        default=None, description="what a summary left out; null in a full report"
+    )
     markdown: str | None = Field(default=None, description="the Markdown rendering")

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from mcprobe.core.answers import describe, is_failure_of_server
 from mcprobe.core.checks import CheckResult, Verdict, check_result
 from mcprobe.core.model import JSON, Finding, Location, RawCall, RawKind, Severity
+from mcprobe.core.quoting import quoted, quoted_list
 
 __all__ = [
     "NOT_FOUND_URI",
@@ -369,7 +370,8 @@ def judge_read(ref: ResourceRef, raw: RawCall, request: str) -> list[CheckResult
                 check_result(
                     "resources.read_mime",
                     Verdict.FAIL,
-                    f"listed as {declared!r} but read back as {', '.join(sorted(sent))}",
+                    f"listed as {quoted(declared)} but read back as "
+                    f"{', '.join(quoted_list(sorted(sent)))}",
                     **common,
                 )
             )
@@ -385,20 +387,24 @@ def judge_template_read(
     common = {"subject": template, "request": request, "observed": seen}
     if raw.kind in (RawKind.TIMEOUT, RawKind.TRANSPORT_LOST):
         return check_result(
-            "resources.template_read", Verdict.FAIL, f"reading {uri} failed: {seen}", **common
+            "resources.template_read",
+            Verdict.FAIL,
+            f"reading {quoted(uri)} failed: {seen}",
+            **common,
         )
     if raw.kind is RawKind.JSONRPC_ERROR:
         if raw.error_code == -32603:
             return check_result(
                 "resources.template_read",
                 Verdict.FAIL,
-                f"an internal error for {uri}, a URI the template allows ({provenance})",
+                f"an internal error for {quoted(uri)}, a URI the template allows ({provenance})",
                 **common,
             )
         return check_result(
             "resources.template_read",
             Verdict.INCONCLUSIVE,
-            f"{uri} ({provenance}) was refused; the template does not say which values exist",
+            f"{quoted(uri)} ({provenance}) was refused; the template does not say which values "
+            "exist",
             **common,
         )
     if raw.result is None:
@@ -410,11 +416,14 @@ def judge_template_read(
         return check_result(
             "resources.template_read",
             Verdict.FAIL,
-            f"the read result for {uri} breaks the MCP schema: " + "; ".join(problems[:3]),
+            f"the read result for {quoted(uri)} breaks the MCP schema: " + "; ".join(problems[:3]),
             **common,
         )
     return check_result(
-        "resources.template_read", Verdict.PASS, f"{uri} ({provenance}) read, well-formed", **common
+        "resources.template_read",
+        Verdict.PASS,
+        f"{quoted(uri)} ({provenance}) read, well-formed",
+        **common,
     )
 
 

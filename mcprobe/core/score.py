@@ -57,6 +57,7 @@ from mcprobe.core.model import (
     ServerSnapshot,
     Severity,
 )
+from mcprobe.core.quoting import quoted, quoted_list
 from mcprobe.core.result_shape import version_problem
 from mcprobe.core.security_score import security_cap, security_score
 from mcprobe.core.verdicts import (
@@ -284,7 +285,7 @@ def schema_quality_dimension(snapshot: ServerSnapshot, findings: Sequence[Findin
             f"{counts[sev.value]} {sev.value}" for sev in Severity if counts[sev.value]
         )
         cap_note = f" (capped from {_fmt(per_tool[tool])})" if per_tool[tool] > weight else ""
-        reasons.append(f"`{tool}`: {_fmt(weight)}{cap_note} from {detail}")  # target name: quoted
+        reasons.append(f"{quoted(tool)}: {_fmt(weight)}{cap_note} from {detail}")
     if len(ranked) > _LISTED_EXAMPLES:
         rest = ranked[_LISTED_EXAMPLES:]
         reasons.append(
@@ -472,8 +473,7 @@ def liveness_dimension(fuzz: FuzzRun | None) -> Dimension:
         reason = _not_measured_reason(fuzz, "valid case")
         unbuildable = [tc.tool for tc in fuzz.tool_cases if not tc.valid_constructible]
         if unbuildable:
-            quoted = [f"`{tool}`" for tool in unbuildable]  # target names: quoted
-            reason += f"; no valid arguments could be built for {_names(quoted)}"
+            reason += f"; no valid arguments could be built for {_names(quoted_list(unbuildable))}"
         return _dimension("liveness", None, [reason])
     too_few = _too_few("liveness", sent)
     if too_few is not None:
@@ -522,7 +522,10 @@ def security_dimension(findings: Sequence[Finding]) -> Dimension:
         f"10 − {_fmt(sum(d.amount for d in deductions))} = {_fmt(round_half_up(score, 1))} "
         "(per security finding: critical 5, error 2, warning 1, info 0.25; a critical one also "
         "caps the overall score at 39, grade F)",
-        *(deduction_reason(d) + (f" (`{d.tools[0]}`)" if d.tools else "") for d in deductions),
+        *(
+            deduction_reason(d) + (f" ({quoted(d.tools[0])})" if d.tools else "")
+            for d in deductions
+        ),
     ]
     return _dimension("security", score, reasons, deductions)
 

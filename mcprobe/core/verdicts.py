@@ -29,6 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from mcprobe.core.model import Deduction, Outcome, Severity
+from mcprobe.core.quoting import quoted_list
 from mcprobe.core.report_model import FuzzResultOut
 
 __all__ = [
@@ -440,8 +441,7 @@ def deduction_reason(deduction: Deduction) -> str:
     text = f"−{fmt_number(deduction.amount)}: {deduction_label(deduction)}"
     if deduction.cases:
         # "tool case" labels: the tool name (and a case's parameter name) are the target's.
-        quoted = [f"`{case}`" for case in deduction.cases]
-        text += f" ({len(deduction.cases)}): {name_list(quoted)}"
+        text += f" ({len(deduction.cases)}): {name_list(quoted_list(deduction.cases))}"
     return text + kind.why
 
 

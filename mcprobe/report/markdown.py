@@ -148,7 +148,7 @@ def _worst(report: ConformanceReport, findings: list[FindingOut]) -> list[str]:
         if len(tools) == 1:
             problems.append(f"{_named(tools)} {verdict(key).problem}")
         elif tools:
-            problems.append(f"{len(tools)} tools {verdict(key).problem} ({_named(tools)})")
+            problems.append(f"{verdict(key).problem} ({len(tools)} tools: {_named(tools)})")
     if report.crashed_by is not None:
         problems.append("the target died during the fuzz run")
     for severity in ("critical", "error"):
@@ -299,11 +299,22 @@ def _critical(report: ConformanceReport) -> list[str]:
         named += f" and {len(tools) - TOOLS_IN_HEADLINE} more tools"
     headline = f"{CRITICAL} {named or 'server-level behaviour'} (details below)"
     lines = [headline, ""]
+    # Tools showing one problem through the same cases share one line.
+    groups: dict[tuple[str, tuple[str, ...]], list[str]] = {}
     for p in problems:
-        cases = ", ".join(md_inline(c, NAME_LIMIT) for c in p.cases[:CASES_PER_FIX])
-        more = len(p.cases) - CASES_PER_FIX
+        groups.setdefault((p.kind, tuple(p.cases)), []).append(p.tool or "")
+    for (kind, labels), names in groups.items():
+        cases = ", ".join(md_inline(c, NAME_LIMIT) for c in labels[:CASES_PER_FIX])
+        more = len(labels) - CASES_PER_FIX
         extra = f" and {more} more" if more > 0 else ""
-        lines.append(f"- {_name(p.tool, 'tool')} {verdict(p.kind).problem}: {cases}{extra}")
+        if len(names) == 1:
+            lines.append(f"- {_name(names[0], 'tool')} {verdict(kind).problem}: {cases}{extra}")
+        else:
+            problem = verdict(kind).problem
+            lines.append(
+                f"- {problem[:1].upper()}{problem[1:]} ({cases}{extra}), {len(names)} tools: "
+                f"{_tool_list(tuple(names))}"
+            )
     if unknown is not None:
         lines.append(f"- Unknown-tool probe: {unknown}.")
     if report.crashed_by is not None:
@@ -511,23 +522,46 @@ def _same_fix(hints: list[str]) -> bool:
     return len({_QUOTED_PART.sub("`…`", hint) for hint in hints}) == 1
 
 
+def _tool_only(location: LocationOut) -> bool:
+    return location.tool is not None and location.param is None and location.resource is None
+
+
 def _places(found: list[FindingOut]) -> list[str]:
-    """One sub-line per tool (its parameters listed together), else one per place."""
-    lines: list[str] = []
-    by_tool: dict[str, list[FindingOut]] = {}
+    """The places of one lint code, compactly: tools with the same flagged parameters on one
+    line ("params `a`, `b` of 3 tools: ..."), a tool's parameters together, else one line per
+    place (a resource, a prompt, the server, a tool itself)."""
+    params: dict[str, list[str]] = {}  # tool -> its flagged parameters, first seen first
     for f in found:
         if f.location.tool is not None and f.location.param is not None:
-            by_tool.setdefault(f.location.tool, []).append(f)
-    done: set[str] = set()
+            params.setdefault(f.location.tool, []).append(f.location.param)
+    by_set: dict[tuple[str, ...], list[str]] = {}
+    for name, flagged in params.items():
+        by_set.setdefault(tuple(flagged), []).append(name)
+    whole = tuple(f.location.tool or "" for f in found if _tool_only(f.location))
+    lines: list[str] = []
+    done: set[tuple[str, ...]] = set()
+    listed_whole = False
     for f in found:
         tool = f.location.tool
-        group = by_tool.get(tool or "", [])
-        if tool is None or f.location.param is None or len(group) < 2:
+        if len(whole) > 1 and _tool_only(f.location):
+            if not listed_whole:  # every tool-level place on one line, where the first was
+                lines.append(f"- {len(whole)} tools: {_tool_list(whole)}")
+                listed_whole = True
+            continue
+        if tool is None or f.location.param is None:
             lines.append(f"- {_where(f.location)}")
-        elif tool not in done:
-            done.add(tool)
-            params = ", ".join(md_inline(g.location.param or "", NAME_LIMIT) for g in group)
-            lines.append(f"- tool {md_inline(tool, NAME_LIMIT)} › params {params}")
+            continue
+        key = tuple(params[tool])
+        if key in done:
+            continue
+        done.add(key)
+        word = "param" if len(key) == 1 else "params"
+        names = ", ".join(md_inline(p, NAME_LIMIT) for p in key)
+        tools = by_set[key]
+        if len(tools) == 1:
+            lines.append(f"- tool {md_inline(tool, NAME_LIMIT)} › {word} {names}")
+        else:
+            lines.append(f"- {word} {names} of {len(tools)} tools: {_tool_list(tuple(tools))}")
     return lines
 
 
@@ -745,7 +779,8 @@ SUMMARY_END = (
 
 def render_markdown(report: ConformanceReport, *, detail: str = "full") -> str:
     """The Markdown report. Reads only ``report`` (works on a report loaded from JSON).
-    ``detail="summary"``: the header, summary, coverage, critical callout and fixes only."""
+    ``detail="summary"``: the header, summary, coverage, critical callout, drift (with a lock)
+    and fixes only."""
     findings = sort_findings(report.findings)
     fixes = _fixes(report, findings)
     count = sum(1 for line in fixes if line[:1].isdigit())
@@ -753,10 +788,10 @@ def render_markdown(report: ConformanceReport, *, detail: str = "full") -> str:
     security = any(p.kind == "securityCritical" for p in report.critical_problems)
     if report.coverage is not None or security:
         sections.append(["## Critical behavior", "", *_critical(report)])
-    if detail == "summary":
-        return _join([*sections, fixes, [SUMMARY_END]])
-    sections += [_dimensions(report), _findings(findings)]
     drift = drift_section(report)  # --lock only
+    if detail == "summary":
+        return _join([*sections, *([drift] if drift is not None else []), fixes, [SUMMARY_END]])
+    sections += [_dimensions(report), _findings(findings)]
     if drift is not None:
         sections.append(drift)
     if report.coverage is not None:

@@ -35,6 +35,7 @@ from mcprobe.core.errors import McprobeError, UsageError
 from mcprobe.core.model import ServerSnapshot
 from mcprobe.core.pinning import lock_of, parse_lock
 from mcprobe.core.report_model import ConformanceReport, FuzzSummaryOut, ServerOut
+from mcprobe.core.report_summary import summary_report
 from mcprobe.core.safe_json import safe_text, safe_value
 from mcprobe.core.selection import DEFAULT_MAX_TOOLS
 from mcprobe.core.target_protocol import RequestTarget
@@ -48,6 +49,7 @@ from mcprobe.core.version import __version__
 from mcprobe.engine.audit import AuditOptions, run_audit, spec_credentials
 from mcprobe.engine.fuzz_runner import ProgressCallback
 from mcprobe.report.formats import RenderOptions, output_format
+from mcprobe.report.markdown import render_markdown
 from mcprobe.server.models import (
     ConnectInput,
     ConnectionInput,
@@ -243,7 +245,14 @@ async def probe_report(
         lock = lock_of(connection.target.snapshot, redactor)
         report = report.model_copy(update={"lock": lock})
     secrets = connection.spec.secret_values()
-    return ToolOutput(report, report_text(report, args.format), secrets, True)
+    # The text content in `format` (md: the Markdown at `detail`, sent once: the structured
+    # report's `markdown` is null); the structured report at `detail`. The summary (default)
+    # keeps an LLM host's context small on a large server.
+    text = report_text(report, args.format, args.detail)
+    if args.detail == "summary":
+        report = summary_report(report)
+    structured = report.model_copy(update={"markdown": None})
+    return ToolOutput(structured, text, secrets, True)
 
 
 async def probe_list(
@@ -338,9 +347,11 @@ TOOLS: tuple[ToolDef, ...] = (
     ToolDef(
         "probe_report",
         "Score and report on a connected server",
-        "The full audit of the connected server: 0-100 score, grade, four dimensions with "
+        "The full audit of the connected server: 0-100 score, grade, five dimensions with "
         "reasons, findings and (with fuzz: true) the behavioural results, as structured data "
-        "and a Markdown report.",
+        "and a Markdown report (the text content). detail: summary (default) returns the "
+        "summary Markdown and only the results that carry a verdict; detail: full returns "
+        "every finding, call and check.",
         ReportInput,
         ConformanceReport,
         types.ToolAnnotations(
@@ -424,17 +435,17 @@ async def _audit(
     )
 
 
-def report_text(report: ConformanceReport, name: str) -> str:
+def report_text(report: ConformanceReport, name: str, detail: str = "full") -> str:
     """probe_report's text content in format ``name``, through the output-format registry (the
-    CLI's ``--format``). Markdown is the report's own ``markdown`` (rendered by the same
-    renderer), so the text and ``structuredContent.markdown`` stay identical. The report was
-    scrubbed field by field when built (and ``pin``'s lock when made), so every format renders
-    it as is: nothing is searched and replaced in the rendered text, where a JSON string may
-    carry a secret escaped."""
+    CLI's ``--format``). Markdown is rendered at ``detail`` (``summary``: the short report);
+    every other format renders the whole report, without its ``markdown`` (the result carries
+    no Markdown twice). The report was scrubbed field by field when built (and ``pin``'s lock
+    when made), so every format renders it as is: nothing is searched and replaced in the
+    rendered text, where a JSON string may carry a secret escaped."""
     output = output_format(name)
     if output.name == "md":
-        return report.markdown or ""
-    return output.render(report, RenderOptions())
+        return render_markdown(report, detail=detail)
+    return output.render(report.model_copy(update={"markdown": None}), RenderOptions())
 
 
 def server_out(snap: ServerSnapshot) -> ServerOut:

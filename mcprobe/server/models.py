@@ -186,6 +186,12 @@ class ReportInput(ToolInput):
         description="The report format of the text content, as the CLI's --format: md "
         "(default), json, sarif, junit or html. structuredContent is always the JSON report.",
     )
+    detail: Literal["summary", "full"] = Field(
+        default="summary",
+        description="summary (default): the summary Markdown (grade, worst problems, critical "
+        "callout, fixes) and a report whose fuzz/findings/checks lists keep only what carries "
+        "a verdict; full: the whole Markdown report and every list.",
+    )
 
 
 class DisconnectInput(ToolInput):

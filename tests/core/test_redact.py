@@ -134,8 +134,8 @@ def test_the_critical_lines_quote_the_scrubbed_tool_name() -> None:
     tool = next(p.tool for p in raw.critical_problems if p.tool)
     assert tool is not None
     report = Redactor.of([tool]).report(raw)
-    assert not any(line.startswith(f"{tool}:") for line in report.critical)
-    assert any(line.startswith(f"{REDACTED}:") for line in report.critical)
+    assert not any(line.startswith(f"`{tool}`:") for line in report.critical)
+    assert any(line.startswith(f"`{REDACTED}`:") for line in report.critical)
 
 
 def test_no_secret_changes_nothing() -> None:

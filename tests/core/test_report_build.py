@@ -155,12 +155,12 @@ def test_crashed_by_is_tool_and_case_separated_by_a_space() -> None:
 def test_critical_lines_name_each_problem_per_tool_in_priority_order() -> None:
     report = build(flawed_audit())
     assert report.critical == [
-        "boom: crashed the target (transport lost) (extra_garbage)",
-        "opaque: timed out (valid)",
-        "divide: silently accepts malformed input (wrong_type:a)",
-        "well_behaved: violates its own outputSchema (valid)",
-        "greet: returns an empty success for valid input (valid)",
-        "the target died during case boom extra_garbage; 1 remaining case was not run "
+        "`boom`: crashed the target (transport lost) (`extra_garbage`)",
+        "`opaque`: timed out (`valid`)",
+        "`divide`: silently accepts malformed input (`wrong_type:a`)",
+        "`well_behaved`: violates its own outputSchema (`valid`)",
+        "`greet`: returns an empty success for valid input (`valid`)",
+        "the target died during case `boom extra_garbage`; 1 remaining case was not run "
         "(not counted against any tool)",
     ]
 
@@ -168,16 +168,16 @@ def test_critical_lines_name_each_problem_per_tool_in_priority_order() -> None:
 def test_death_blames_only_the_killing_case_not_calls_in_flight_or_queued() -> None:
     report = build(died_audit())
     assert report.critical == [
-        "alpha: crashed the target (transport lost) (wrong_type:q)",
-        "the target died during case alpha wrong_type:q; 3 remaining cases were not run "
+        "`alpha`: crashed the target (transport lost) (`wrong_type:q`)",
+        "the target died during case `alpha wrong_type:q`; 3 remaining cases were not run "
         "(not counted against any tool)",
     ]
-    assert not any(line.startswith(("beta", "gamma")) for line in report.critical)
+    assert not any(line.startswith(("`beta", "`gamma")) for line in report.critical)
 
 
 def test_a_crash_without_a_known_killer_is_blamed_on_the_crashing_case() -> None:
     crashed = result("t", "valid", Outcome.PROTOCOL_CRASH, {})
-    assert critical_lines([crashed], None) == ["t: crashed the target (transport lost) (valid)"]
+    assert critical_lines([crashed], None) == ["`t`: crashed the target (transport lost) (`valid`)"]
 
 
 def test_nothing_critical_gives_no_lines() -> None:
@@ -217,7 +217,7 @@ def test_several_cases_of_one_tool_share_one_critical_line() -> None:
         result("div", "wrong_type:b", Outcome.OK, {}, silently_accepted=True),
     ]
     assert critical_lines(results, None) == [
-        "div: silently accepts malformed input (wrong_type:a, wrong_type:b)"
+        "`div`: silently accepts malformed input (`wrong_type:a`, `wrong_type:b`)"
     ]
 
 
@@ -245,7 +245,7 @@ def test_unknown_tool_probe_is_kept_apart_from_the_fuzz_results() -> None:
 def test_notes_keep_caller_notes_then_add_dropped_cases_and_unbuildable_tools() -> None:
     notes = build(flawed_audit()).notes
     assert notes[0] == "stderr tail: boom exited with 1"
-    assert "Cases not sent for `set_mode`: `wrong_type:mode` (validated against schema)." in notes
+    assert "Cases not sent (validated against schema): `set_mode` `wrong_type:mode`." in notes
     assert any("opaque" in n and "unsatisfiable pattern" in n for n in notes)
 
 

@@ -58,7 +58,7 @@ def test_a_terminal_gets_a_coloured_summary_with_score_grade_bars_and_criticals(
     plain = _ANSI.sub("", screen)
     assert re.search(r"score \d+/100  grade [A-F]", plain)
     assert "Error Handling" in plain and "█" in plain
-    assert "critical:" in plain and "echo: silently accepts malformed input" in plain
+    assert "critical:" in plain and "`echo`: silently accepts malformed input" in plain
     assert "# mcprobe conformance report" not in plain  # the summary replaces the Markdown
     assert "\r\x1b[2Kmcprobe: fuzzing" in screen  # the live progress line
 

@@ -114,7 +114,9 @@ async def test_connect_lint_list_fuzz_report_disconnect_on_the_demo_target() -> 
             error, text, report = await call(client, "probe_report", {})
             assert not error
             assert report["coverage"] is None and report["fuzz"] == []
-            assert text == report["markdown"] and text.startswith("# mcprobe conformance report")
+            assert report["markdown"] is None  # the Markdown once: the text content
+            assert text.startswith("# mcprobe conformance report")
+            assert report["detail"] == "summary" and "## Summary" in text
 
             error, text, closed = await call(client, "probe_disconnect", {})
             assert not error

@@ -6,3 +6,4 @@ TARGETS_DIR = Path(__file__).resolve().parent
 RAWSERVER = TARGETS_DIR / "rawserver.py"
 SDK_SERVER = TARGETS_DIR / "sdk_server.py"
 POISONED = TARGETS_DIR / "poisoned.py"
+MANY_TOOLS = TARGETS_DIR / "many_tools.py"
