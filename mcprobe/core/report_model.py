@@ -16,7 +16,7 @@ from pydantic.alias_generators import to_camel
 from mcprobe.core.safe_json import safe_value
 from mcprobe.core.target_spec import Transport
 
-SCHEMA_VERSION = "1.7"
+SCHEMA_VERSION = "1.8"
 
 
 class WireModel(BaseModel):
