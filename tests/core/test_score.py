@@ -425,9 +425,7 @@ def test_rejected_valid_example_costs_liveness_and_says_to_accept_or_correct_it(
 def test_internal_error_on_a_valid_call_blames_the_handler_not_the_schema() -> None:
     fuzz = run([case(t, "valid", Outcome.PROTOCOL_ERROR, error_code=-32603) for t in "abc"])
     (reason,) = score_server(snapshot(3), [], fuzz).dimensions[3].reasons[1:]
-    assert reason.startswith(
-        "−10: internal error -32603 on a valid call (3): `a valid`, `b valid`"
-    )
+    assert reason.startswith("−10: internal error -32603 on a valid call (3): `a valid`, `b valid`")
     assert "fix the handler" in reason and "examples" not in reason
 
 
