@@ -43,16 +43,20 @@ async def test_each_format_of_the_registry_is_the_text_and_the_structure_stays_j
             error, text, _ = await call(client, "probe_connect", DEMO)
             assert not error, text
             for name in FORMAT_NAMES:
-                error, text, report = await call(client, "probe_report", {"format": name})
+                arguments = {"format": name, "detail": "full"}
+                error, text, report = await call(client, "probe_report", arguments)
                 assert not error, text
                 texts[name] = (text, report)
             error, text, default = await call(client, "probe_report", {})
             await call(client, "probe_disconnect", {"all": True})
-    assert not error and text == default["markdown"]  # the default is Markdown, as before
+    # The default is the summary Markdown, sent once (not also in the structured content).
+    assert not error and text.startswith("# mcprobe conformance report") and "## Summary" in text
+    assert default["markdown"] is None and default["detail"] == "summary"
     md, report = texts["md"]
-    assert md == report["markdown"] and md.startswith("# mcprobe conformance report")
+    assert report["markdown"] is None and md.startswith("# mcprobe conformance report")
+    assert "## Dimensions" in md and "## Dimensions" not in text  # full vs the summary
     as_json, report = texts["json"]
-    assert json.loads(as_json) == report  # the JSON format is the structured content
+    assert json.loads(as_json) == report  # the JSON format is the (full) structured content
     sarif, report = texts["sarif"]
     log = json.loads(sarif)
     assert list(_sarif_validator().iter_errors(log)) == []
