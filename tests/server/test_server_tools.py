@@ -336,11 +336,16 @@ async def test_probe_report_measures_a_tool_given_a_realistic_example_and_is_ung
             _, _, fuzzed = await call(
                 client,
                 "probe_report",
-                {"fuzz": True, "examples": {"open_repo": {"repo_path": str(repo)}}},
+                {
+                    "fuzz": True,
+                    "examples": {"open_repo": {"repo_path": str(repo)}},
+                    "detail": "full",  # the clean valid call is read below
+                },
             )
     assert (static["overall"], static["grade"]) == (None, "-")
     assert static["notGraded"].startswith("no tool was called (the audit ran without fuzz)")
-    assert "Overall score: not graded" in static["markdown"]
+    assert "Overall score: not graded" in text  # the Markdown is the text content, once
+    assert static["markdown"] is None
     assert fuzzed["notGraded"] is None and isinstance(fuzzed["overall"], int)
     (valid,) = [r for r in fuzzed["fuzz"] if r["name"] == "open_repo" and r["case"] == "valid"]
     assert (valid["source"], valid["outcome"], valid["inconclusive"]) == ("user", "ok", None)
