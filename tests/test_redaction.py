@@ -159,9 +159,32 @@ def test_a_secret_that_is_one_of_mcprobes_own_words_corrupts_nothing(word: str) 
     # same place): the reports must be identical, as each secret is replaced in the target's
     # strings and nowhere else.
     other = "zqxvw"[: len(word)]
-    assert _fuzzed_with_level(word) == _fuzzed_with_level(other)
     report, markdown = _fuzzed_with_level(word)
+    other_report, other_markdown = _fuzzed_with_level(other)
+    assert markdown == other_markdown
+    _assert_same_but_quoted_target_json(report, other_report, word)
     assert word in json.dumps(report) + " ".join(markdown)  # mcprobe's own word survived
+
+
+def _assert_same_but_quoted_target_json(got: Any, expected: Any, word: str) -> None:
+    """``got`` equals ``expected`` except where a check's ``observed`` quotes the target's own
+    JSON: there the target's literal ``word`` (e.g. ``"readOnlyHint": true``) is the secret's
+    text too and is redacted, which is the target's string, not mcprobe's vocabulary."""
+    if isinstance(got, dict) and isinstance(expected, dict):
+        assert got.keys() == expected.keys()
+        for key in got:
+            if key == "observed" and got[key] != expected[key]:
+                assert isinstance(got[key], str) and isinstance(expected[key], str)
+                assert got[key].startswith("result `")  # a quoted excerpt of the target's JSON
+                assert got[key].replace(REDACTED, word) == expected[key].replace(REDACTED, word)
+                continue
+            _assert_same_but_quoted_target_json(got[key], expected[key], word)
+    elif isinstance(got, list) and isinstance(expected, list):
+        assert len(got) == len(expected)
+        for left, right in zip(got, expected, strict=True):
+            _assert_same_but_quoted_target_json(left, right, word)
+    else:
+        assert got == expected
 
 
 def test_pin_writes_a_lock_without_the_secrets() -> None:
