@@ -1,6 +1,9 @@
 """Behavioural security proofs (SPEC §5.2), pure: what the I/O layer saw, in; findings out.
 
 - ``canary_findings``: the canary value (planted by ``target/canary.py``) found in answers.
+- ``sighting_findings``: the canary seen by the transport anywhere else the target wrote
+  (``target/canary_watch.py``): replies to resource reads, prompt gets and every other request,
+  notifications (log messages), the server's own requests, and its logs (stderr, stray stdout).
 - ``echo_findings``: a secret mcprobe was given (bearer, header values, secret env values) found in
   answers; the finding names the kind of secret and the call, never the value.
 
@@ -17,7 +20,7 @@ from mcprobe.core.lint.rules import finding
 from mcprobe.core.lint.security_text import shown
 from mcprobe.core.model import Finding, Location
 
-__all__ = ["Observation", "canary_findings", "echo_findings"]
+__all__ = ["CanarySighting", "Observation", "canary_findings", "echo_findings", "sighting_findings"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,81 @@ def canary_findings(
         )
         for tool, labels in hits.items()
     ]
+
+
+@dataclass(frozen=True)
+class CanarySighting:
+    """Where the transport saw the canary value: ``channel`` is ``reply`` (to ``method``, about
+    ``subject``: a resource URI, a prompt name), ``notification`` or ``request`` (the server's,
+    ``method``), ``stdout`` (a line that is not JSON-RPC) or ``stderr``."""
+
+    channel: str
+    method: str | None = None
+    subject: str | None = None
+
+
+_LOGS = ("stdout", "stderr")
+
+
+def _leak(where: str, sighting: CanarySighting, name: str, value: str) -> Finding:
+    if sighting.method == "resources/read" and sighting.subject is not None:
+        location = Location(resource=sighting.subject)
+    elif sighting.method == "prompts/get" and sighting.subject is not None:
+        location = Location(prompt=sighting.subject)
+    else:
+        location = Location()
+    return finding(
+        "security.canary_leak",
+        f"{where} contained the canary value planted in the server's environment "
+        f"(`{name}={value}`): the server hands its environment, API keys and tokens included, "
+        "to the client and the model.",
+        "Never put the process environment (`process.env`, `os.environ`) into resources, "
+        "prompts, log messages or any other answer; send only named, non-secret settings.",
+        location,
+    )
+
+
+def _where(sighting: CanarySighting) -> str:
+    method = shown(sighting.method or "")
+    if sighting.channel == "notification":
+        return f"A `{method}` notification from the server"
+    if sighting.channel == "request":
+        return f"A `{method}` request from the server"
+    if sighting.method == "resources/read" and sighting.subject is not None:
+        return f"Resource `{shown(sighting.subject)}` (its `resources/read` contents)"
+    if sighting.method == "prompts/get" and sighting.subject is not None:
+        return f"Prompt `{shown(sighting.subject)}` (its `prompts/get` messages)"
+    if sighting.method:
+        return f"The server's answer to `{method}`"
+    return "An answer from the server"
+
+
+def sighting_findings(
+    sightings: Iterable[CanarySighting], canary: tuple[str, str] | None
+) -> list[Finding]:
+    """One finding per place the transport saw the canary: ``security.canary_leak`` (critical)
+    for what reaches the client, ``security.canary_in_logs`` (a warning) once for the logs."""
+    if canary is None:
+        return []
+    name, value = canary
+    found: list[Finding] = []
+    logs = sorted({s.channel for s in sightings if s.channel in _LOGS})
+    for sighting in dict.fromkeys(sightings):
+        if sighting.channel not in _LOGS:
+            found.append(_leak(_where(sighting), sighting, name, value))
+    if logs:
+        streams = " and ".join(f"its {c}" for c in logs)
+        found.append(
+            finding(
+                "security.canary_in_logs",
+                f"The server wrote the canary value planted in its environment (`{name}={value}`) "
+                f"to {streams} (not JSON-RPC): it logs its environment, so its API keys and tokens "
+                "end up wherever the client keeps server logs.",
+                "Never log the process environment; log only named, non-secret settings.",
+                Location(),
+            )
+        )
+    return found
 
 
 def echo_findings(

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Protocol, runtime_checkable
 
 from mcprobe.core.model import JSON, Finding, RawCall, RestartAttempt, ServerSnapshot
+from mcprobe.core.security_proofs import CanarySighting
 
 
 class Target(Protocol):
@@ -90,4 +91,14 @@ class RequestTarget(Target, Protocol):
 
     def served_requests(self) -> dict[str, int]:
         """Requests of declared client capabilities the target made (method: count)."""
+        ...
+
+
+@runtime_checkable
+class WireWatchedTarget(Target, Protocol):
+    """A target whose transport searched everything it wrote for the canary
+    (``target/canary_watch.py``; mcprobe's stdio transport)."""
+
+    def canary_sightings(self) -> tuple[CanarySighting, ...]:
+        """Where the canary value was seen outside tool answers, in order, deduplicated."""
         ...

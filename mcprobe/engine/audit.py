@@ -30,12 +30,12 @@ from mcprobe.core.redact import Redactor
 from mcprobe.core.report_build import build_report
 from mcprobe.core.report_model import ConformanceReport, TargetOut
 from mcprobe.core.score import score_server
-from mcprobe.core.security_proofs import canary_findings, echo_findings
+from mcprobe.core.security_proofs import canary_findings, echo_findings, sighting_findings
 from mcprobe.core.selection import DEFAULT_MAX_TOOLS
 from mcprobe.core.suppress import RuleOverride, apply_overrides
 from mcprobe.core.surface_report import surface_out
 from mcprobe.core.surface_score import apply_surface
-from mcprobe.core.target_protocol import RequestTarget, Target
+from mcprobe.core.target_protocol import RequestTarget, Target, WireWatchedTarget
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.core.version import __version__
 from mcprobe.engine.fuzz_runner import DEFAULT_CONCURRENCY, ProgressCallback, run_fuzz
@@ -149,6 +149,8 @@ async def run_audit(
     findings = _dedupe([*lint_server(snapshot), *target.session_findings()])
     seen = observations(watch, fuzz_run.results if fuzz_run is not None else ())
     findings += [*canary_findings(seen, canary), *echo_findings(seen, echo_secrets)]
+    if isinstance(target, WireWatchedTarget):  # logs, resources, prompts, every other answer
+        findings += sighting_findings(target.canary_sightings(), canary)
     findings += await relisting_findings(target, fuzzed=fuzz_run is not None)
     # Overrides apply before scoring, so the score and every rendering agree; each one is noted.
     findings, notes = apply_overrides(findings, options.overrides)

@@ -52,6 +52,7 @@ from mcprobe.core.model import (
 )
 from mcprobe.core.progress import CancelObservation, ProgressTrace
 from mcprobe.core.result_shape import version_problem
+from mcprobe.core.security_proofs import CanarySighting
 from mcprobe.core.target_spec import TRANSPORTS_BY_NAME, TargetSpec, Wire, scrub
 from mcprobe.core.version import __version__
 from mcprobe.target.cancel_probe import observe_cancellation
@@ -247,6 +248,7 @@ class TargetConnection:
         self._retired_notices: dict[str, int] = {}
         self._retired_traces: list[ProgressTrace] = []
         self._retired_foreign: tuple[int, str] = (0, "")
+        self._retired_sightings: tuple[CanarySighting, ...] = ()
 
     async def restart(self) -> RestartAttempt:
         """Stop what is left of this generation (its owner kills the whole process group) and
@@ -263,6 +265,7 @@ class TargetConnection:
         self._retired_notices[TOOLS_LIST_CHANGED] = (
             self._retired_notices.get(TOOLS_LIST_CHANGED, 0) + count
         )
+        self._retired_sightings = self.canary_sightings()
         self._close_requested.set()
         try:
             fresh = await self._reopen()
@@ -304,6 +307,11 @@ class TargetConnection:
 
     def stderr_tail(self) -> str:
         return self._process.stderr_tail() if self._process is not None else ""
+
+    def canary_sightings(self) -> tuple[CanarySighting, ...]:
+        """Where the transport saw the canary outside tool answers (stdio; every generation)."""
+        current = self._process.canary.sightings if self._process is not None else ()
+        return tuple(dict.fromkeys((*self._retired_sightings, *current)))
 
     def notifications_seen(self, method: str) -> int:
         """``method`` notifications received so far, from every generation of the target."""

@@ -101,6 +101,14 @@ RULES: tuple[LintRule, ...] = (
         emitted_by=_PROOFS,
     ),
     LintRule(
+        "security.canary_in_logs",
+        _W,
+        "Environment logged",
+        "the canary value planted in the target's environment came back on its stderr or on "
+        "stdout lines that are not JSON-RPC",
+        emitted_by=_PROOFS,
+    ),
+    LintRule(
         "security.secret_echo",
         _C,
         "Secret echoed",

@@ -62,7 +62,8 @@ from mcp_types import RequestId
 
 from mcprobe.core.errors import ConnectFailed
 from mcprobe.core.json_depth import MAX_JSON_DEPTH, format_path, scan_bytes, too_deep
-from mcprobe.core.target_spec import scrub
+from mcprobe.core.target_spec import CANARY_PREFIX, scrub
+from mcprobe.target.canary_watch import CanaryWatch
 from mcprobe.target.transports.descendants import SCAN_INTERVAL, DescendantTracker
 from mcprobe.target.transports.lifeline import lifeline, popen_target
 from mcprobe.target.wire_events import (
@@ -222,6 +223,7 @@ class StdioProcess:
     stream_closed: bool = False
     eof_grace: float = EOF_GRACE  # how long the close waits for an exit on stdin EOF
     stderr_done: anyio.Event = field(default_factory=anyio.Event)  # stderr read to its end
+    canary: CanaryWatch = field(default_factory=lambda: CanaryWatch(None))  # canary_watch.py
 
     @property
     def pid(self) -> int:
@@ -400,8 +402,9 @@ def _oversize_events(prefix: bytes, size: int, limit: int) -> list[SessionMessag
 class _LineSplitter:
     """Splits a byte stream into lines without ever holding more than ``limit`` bytes of one."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, canary: CanaryWatch | None = None) -> None:
         self.limit = limit
+        self.canary = canary if canary is not None else CanaryWatch(None)
         self.buf = bytearray()
         self.discarding = False
         self.discard_prefix = b""
@@ -430,6 +433,7 @@ class _LineSplitter:
             match = _NOTIFICATION_METHOD_RE.search(line)
             if match is not None:
                 method = match.group(1).decode("utf-8", errors="replace")
+                self.canary.line(line, None, method)
                 self._count(method)
                 if method == _PROGRESS and (token := _PROGRESS_TOKEN_RE.search(line)):
                     with suppress(ValueError):
@@ -438,7 +442,9 @@ class _LineSplitter:
                         message = json.loads(line)
                         self._record(message.get("params") if isinstance(message, dict) else None)
                 return
-        for item in _parse_line(line):
+        items = _parse_line(line)
+        self.canary.line(line, items)
+        for item in items:
             if isinstance(item, SessionMessage) and isinstance(
                 item.message, types.JSONRPCNotification
             ):
@@ -567,7 +573,8 @@ async def open_stdio(  # noqa: C901
     except ValueError:
         discard_started(popen)
         raise
-    target = StdioProcess(process, command, secrets, stderr_tail_bytes)
+    canary = next((v for k, v in env.items() if k.startswith(CANARY_PREFIX)), None)
+    target = StdioProcess(process, command, secrets, stderr_tail_bytes, canary=CanaryWatch(canary))
     pgid = process.pid  # start_new_session: the leader's pid is the group id
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](16)
@@ -578,7 +585,7 @@ async def open_stdio(  # noqa: C901
 
     async def read_stdout() -> None:
         assert process.stdout is not None
-        splitter = _LineSplitter(max_message_bytes)
+        splitter = _LineSplitter(max_message_bytes, target.canary)
         try:
             with reader_scope:
                 try:
@@ -601,7 +608,9 @@ async def open_stdio(  # noqa: C901
         try:
             with suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
                 while True:
-                    target._append_stderr(await process.stderr.receive(_CHUNK))
+                    chunk = await process.stderr.receive(_CHUNK)
+                    target.canary.stderr(chunk)
+                    target._append_stderr(chunk)
         finally:
             target.stderr_done.set()
 
@@ -610,6 +619,7 @@ async def open_stdio(  # noqa: C901
         try:
             async with write_recv:
                 async for message in write_recv:
+                    target.canary.sent(message.message)
                     data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
                     await process.stdin.send(data.encode("utf-8") + b"\n")
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
