@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
 
+from mcprobe.core.lint.security_text import ModelText
 from mcprobe.core.model import Finding
 
 __all__ = [
@@ -104,6 +105,7 @@ class SurfaceRun:
     resources: int | None = None
     templates: int | None = None
     prompts: int | None = None
+    texts: tuple[ModelText, ...] = ()  # what the model reads about and from them (security)
 
 
 def check_result(

@@ -24,6 +24,7 @@ from mcprobe.core.cases.user_examples import checked_examples
 from mcprobe.core.checks import CheckResult, SurfaceRun
 from mcprobe.core.deaths import death_notes
 from mcprobe.core.lint.engine import lint_server
+from mcprobe.core.lint.surface_security import surface_security_findings
 from mcprobe.core.model import Finding, FuzzRun
 from mcprobe.core.pinning import Lock, drift_against
 from mcprobe.core.redact import Redactor
@@ -151,6 +152,8 @@ async def run_audit(
     findings += [*canary_findings(seen, canary), *echo_findings(seen, echo_secrets)]
     if isinstance(target, WireWatchedTarget):  # logs, resources, prompts, every other answer
         findings += sighting_findings(target.canary_sightings(), canary)
+    if surface is not None:  # scored with the tools' security findings (the F cap included)
+        findings += surface_security_findings(surface.texts)
     findings += await relisting_findings(target, fuzzed=fuzz_run is not None)
     # Overrides apply before scoring, so the score and every rendering agree; each one is noted.
     findings, notes = apply_overrides(findings, options.overrides)

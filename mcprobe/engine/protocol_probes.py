@@ -19,6 +19,8 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from mcprobe.core.answers import describe, request_text
 from mcprobe.core.checks import CheckResult, SurfaceRun, Verdict, check_result
 from mcprobe.core.errors import ConnectFailed
+from mcprobe.core.lint.security_text import ModelText
+from mcprobe.core.lint.surface_security import LISTING_KINDS, content_texts, listing_texts
 from mcprobe.core.model import JSON, Finding, RawCall, RawKind
 from mcprobe.core.prompts import (
     ARGUMENT_VALUE,
@@ -85,14 +87,21 @@ class _Probe:
         self.timeout = timeout
         self.checks: list[CheckResult] = []
         self.findings: list[Finding] = []
+        self.texts: list[ModelText] = []  # for the security text rules (surface_security.py)
 
     async def send(self, method: str, params: JSON) -> tuple[RawCall, str]:
         raw = await self.target.request(method, params, timeout=self.timeout)
+        if raw.kind is RawKind.RESULT and isinstance(params, dict):
+            subject = params.get("uri", params.get("name"))
+            if isinstance(subject, str):
+                self.texts.extend(content_texts(method, subject, raw.result))
         return raw, request_text(method, params)
 
     async def listing(self, method: str, key: str, check: str) -> list[JSON] | None:
         items, findings = await self.target.list_all(method, key)
         self.findings.extend(findings)
+        if items is not None and method in LISTING_KINDS:
+            self.texts.extend(listing_texts(LISTING_KINDS[method], items))
         if items is not None:
             self.checks.append(
                 check_result(check, Verdict.PASS, f"{len(items)} listed", request=method)
@@ -132,6 +141,7 @@ async def run_surface_probes(
         resources=len(resources) if resources is not None else None,
         templates=len(templates) if templates is not None else None,
         prompts=len(prompts) if prompts is not None else None,
+        texts=tuple(probe.texts),
     )
 
 

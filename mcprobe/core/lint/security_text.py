@@ -58,8 +58,9 @@ class ModelText:
     location: Location
     what: str  # "the description of tool `send`"
     text: str
-    kind: str  # name | title | description | instructions
+    kind: str  # name | title | description | instructions | content
     tool: str | None = None  # the tool this text belongs to (None: server-wide)
+    owner: str = "tool"  # what the text is about, in messages: tool | resource | prompt
 
 
 def shown(name: str) -> str:
@@ -131,18 +132,28 @@ def _param_texts(
             yield from _param_texts(label, items, (*here, "items"), param + "[].", depth + 1)
 
 
+def _entry_location(kind: str, entry: Mapping[str, Any], at: str) -> Location:
+    if kind == "prompt":
+        name = entry.get("name")
+        return Location(prompt=name if isinstance(name, str) else None, pointer=at)
+    uri = entry.get("uri", entry.get("uriTemplate"))
+    return Location(resource=uri if isinstance(uri, str) else None, pointer=at)
+
+
 def listing_texts(kind: str, entries: Sequence[Any]) -> Iterator[ModelText]:
-    """The texts of a ``prompts/list`` or ``resources/list`` answer (``kind``: prompt or
-    resource): names, titles, descriptions and prompt arguments."""
+    """The texts of a ``prompts/list``, ``resources/list`` or ``resources/templates/list``
+    answer (``kind``: prompt or resource): names, titles, descriptions and prompt arguments,
+    located at the prompt or resource (URI or template) with a pointer into its entry."""
     for i, entry in enumerate(entries):
         if not isinstance(entry, Mapping):
             continue
-        label = str(entry.get("name", f"#{i}"))
+        label = str(entry.get("name", entry.get("uri", f"#{i}")))
         for key in ("name", "title", "description"):
             value = entry.get(key)
             if isinstance(value, str):
                 what = f"the {key} of {kind} `{shown(label)}`"
-                yield ModelText(Location(pointer=f"/{i}/{key}"), what, value, key)
+                at = _entry_location(kind, entry, f"/{key}")
+                yield ModelText(at, what, value, key, owner=kind)
         arguments = entry.get("arguments")
         for j, arg in enumerate(arguments if isinstance(arguments, list) else ()):
             if not isinstance(arg, Mapping):
@@ -151,8 +162,8 @@ def listing_texts(kind: str, entries: Sequence[Any]) -> Iterator[ModelText]:
                 value = arg.get(key)
                 if isinstance(value, str):
                     what = f"the {key} of argument {j} of {kind} `{shown(label)}`"
-                    at = Location(pointer=f"/{i}/arguments/{j}/{key}")
-                    yield ModelText(at, what, value, key)
+                    at = _entry_location(kind, entry, f"/arguments/{j}/{key}")
+                    yield ModelText(at, what, value, key, owner=kind)
 
 
 def model_texts(snapshot: ServerSnapshot, views: Sequence[ToolView]) -> Iterator[ModelText]:
@@ -292,6 +303,21 @@ def _benign_run(text: str, start: int, end: int) -> bool:
     return len(run) == 1 and run in ("\u00ad", "\u200e", "\u200f")
 
 
+def _invisible_runs(text: str, lo: int, hi: int) -> Iterator[tuple[int, int, str]]:
+    """The runs of invisible (not benign) characters within ``text[lo:hi]``."""
+    k = lo
+    while k < hi:
+        if _is_invisible(text[k]) and not _benign_joiner(text, k):
+            m = k + 1
+            while m < hi and _is_invisible(text[m]) and not _benign_joiner(text, m):
+                m += 1
+            if not _benign_run(text, k, m):
+                yield k, m, _describe_hidden(text[k:m])
+            k = m
+        else:
+            k += 1
+
+
 def _hidden_spans(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, what) for every run of invisible characters and every long blank run that
     is followed by more text."""
@@ -316,6 +342,11 @@ def _hidden_spans(text: str) -> Iterator[tuple[int, int, str]]:
             if long_run and rest:
                 yield i, j, f"a run of {j - i} blank characters that pushes the text after it "
                 "out of sight"
+                i = j
+                continue
+            # A short blank run: invisible characters inside it are still hidden text
+            # ("Adds.\n" + zero-width run + instructions). One pass over the run: linear.
+            yield from _invisible_runs(text, i, j)
             i = j
             continue
         i += 1
@@ -341,9 +372,29 @@ def _describe_hidden(run: str) -> str:
     return f"{len(run)} {text}" if len(run) > 1 else f"1 {text.replace('characters', 'character')}"
 
 
+_HIDING = frozenset({0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, 0x061C, 0x200E, 0x200F})
+
+
+def _hides(run: str) -> bool:
+    """A run of the characters that hide or reorder text in a content (resource text, prompt
+    message): zero-width, bidi controls, tag characters, the byte-smuggling variation
+    selectors. Blank padding, control characters (a log's ANSI colours, a form feed) and the
+    rest are ordinary in documents and data."""
+    return any(
+        ord(c) in _HIDING
+        or 0x202A <= ord(c) <= 0x202E
+        or 0x2066 <= ord(c) <= 0x2069
+        or _is_tag(ord(c))
+        or 0xE0100 <= ord(c) <= 0xE01EF
+        for c in run
+    )
+
+
 def check_hidden_characters(texts: Sequence[ModelText]) -> Iterator[Finding]:
     for t in texts:
         spans = list(_hidden_spans(t.text))
+        if t.kind == "content":
+            spans = [span for span in spans if _hides(t.text[span[0] : span[1]])]
         if not spans:
             continue
         start, end, what = spans[0]
@@ -505,13 +556,17 @@ def check_model_instructions(texts: Sequence[ModelText]) -> Iterator[Finding]:
             seen.add(what)
             yield finding(
                 "security.model_instruction",
-                f"{_cap(t.what)} carries {what} rather than describing the tool: "
+                f"{_cap(t.what)} carries {what} rather than {_purpose(t)}: "
                 f"`{excerpt(t.text, match.start(), match.end())}`.",
                 "Describe what the tool does, its parameters and its result; remove every "
                 "instruction to the model about hiding things, overriding other instructions "
                 "or what to answer.",
                 t.location,
             )
+
+
+def _purpose(t: ModelText) -> str:
+    return "plain content" if t.kind == "content" else f"describing the {t.owner}"
 
 
 def _described(text: str, at: int) -> bool:
@@ -724,8 +779,8 @@ def check_exfiltration(texts: Sequence[ModelText]) -> Iterator[Finding]:
                 continue
             yield finding(
                 "security.exfiltration",
-                f"{_cap(t.what)} asks the model for {what}, which a tool like this has no need "
-                f"of: `{excerpt(t.text, match.start(), match.end())}`.",
+                f"{_cap(t.what)} asks the model for {what}, which a {t.owner} like this has no "
+                f"need of: `{excerpt(t.text, match.start(), match.end())}`.",
                 "Remove the request. A tool takes only the arguments its own job needs; "
                 "conversation content, credentials and secret files must never be asked for "
                 "through a parameter, and results must not be sent to addresses the user did "
