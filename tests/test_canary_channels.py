@@ -21,7 +21,8 @@ from mcprobe.target.transports.stdio import _LineSplitter
 from tests.targets import LEAKY_SURFACE
 
 
-def _audit(*words: str) -> ConformanceReport:
+def audit_leaky_surface(*words: str) -> ConformanceReport:
+    """A default audit (no fuzz) of tests/targets/leaky_surface.py started with ``words``."""
     spec = TargetSpec(
         "stdio",
         command=sys.executable,
@@ -71,7 +72,7 @@ def _canary_value(report: ConformanceReport) -> str:
 def test_the_canary_is_found_in_each_channel_a_server_leaks_it_through(
     word: str, code: str, location: Location, says: str
 ) -> None:
-    report = _audit(word)
+    report = audit_leaky_surface(word)
     security = [f for f in report.findings if f.code.startswith("security.")]
     where = [(f.code, f.location.resource, f.location.prompt, f.location.tool) for f in security]
     assert where == [(code, location.resource, location.prompt, None)]
@@ -86,7 +87,9 @@ def test_the_canary_is_found_in_each_channel_a_server_leaks_it_through(
 
 
 def test_an_honest_server_that_lists_its_variable_names_and_logs_raises_no_canary_finding() -> None:
-    report = _audit()  # logs at start, reads settings, lists env NAMES (the canary's included)
+    report = (
+        audit_leaky_surface()
+    )  # logs at start, reads settings, lists env NAMES (the canary's included)
     assert [f.code for f in report.findings if f.code.startswith("security.")] == []
     assert any(n.startswith("Canary:") for n in report.notes)
 

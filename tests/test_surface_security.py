@@ -5,9 +5,6 @@ and the pure rules."""
 
 from __future__ import annotations
 
-import sys
-
-import anyio
 import pytest
 
 from mcprobe.core.lint.security_text import ModelText, check_hidden_characters
@@ -18,27 +15,9 @@ from mcprobe.core.lint.surface_security import (
 )
 from mcprobe.core.model import Location
 from mcprobe.core.report_model import ConformanceReport
-from mcprobe.core.target_spec import TargetSpec
-from mcprobe.engine.audit import audit_spec
-from tests.targets import LEAKY_SURFACE
+from tests.test_canary_channels import audit_leaky_surface
 
 ZW = "\u200b" * 5
-
-
-def _audit(*words: str) -> ConformanceReport:
-    spec = TargetSpec(
-        "stdio",
-        command=sys.executable,
-        args=(str(LEAKY_SURFACE), *words),
-        connect_timeout=10.0,
-        call_timeout=5.0,
-    )
-
-    async def run() -> ConformanceReport:
-        with anyio.fail_after(60):
-            return await audit_spec(spec, fuzz=False)
-
-    return anyio.run(run)
 
 
 def _security(report: ConformanceReport) -> set[tuple[str, str | None, str | None, str | None]]:
@@ -50,7 +29,7 @@ def _security(report: ConformanceReport) -> set[tuple[str, str | None, str | Non
 
 
 def test_poisoned_resource_and_prompt_listings_are_found_and_cap_the_score() -> None:
-    report = _audit("poison_listing")
+    report = audit_leaky_surface("poison_listing")
     assert _security(report) == {
         ("security.hidden_characters", "config://settings", None, "/description"),
         ("security.model_instruction", "config://settings", None, "/description"),
@@ -67,7 +46,7 @@ def test_poisoned_resource_and_prompt_listings_are_found_and_cap_the_score() -> 
 
 
 def test_poisoned_resource_contents_and_prompt_messages_are_found() -> None:
-    report = _audit("poison_content")
+    report = audit_leaky_surface("poison_content")
     assert _security(report) == {
         ("security.hidden_characters", "config://settings", None, "/contents/0/text"),
         ("security.model_instruction", "config://settings", None, "/contents/0/text"),
@@ -79,7 +58,7 @@ def test_poisoned_resource_contents_and_prompt_messages_are_found() -> None:
 
 @pytest.mark.parametrize("words", [(), ("honest_text",)], ids=["plain", "look-alikes"])
 def test_honest_resources_and_prompts_raise_no_security_finding(words: tuple[str, ...]) -> None:
-    report = _audit(*words)
+    report = audit_leaky_surface(*words)
     assert _security(report) == set()
     security = next(d for d in report.dimensions if d.key == "security")
     assert security.score == 10
