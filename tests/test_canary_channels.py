@@ -87,9 +87,8 @@ def test_the_canary_is_found_in_each_channel_a_server_leaks_it_through(
 
 
 def test_an_honest_server_that_lists_its_variable_names_and_logs_raises_no_canary_finding() -> None:
-    report = (
-        audit_leaky_surface()
-    )  # logs at start, reads settings, lists env NAMES (the canary's included)
+    # It logs at start, reads its settings and lists its variable NAMES (the canary's too).
+    report = audit_leaky_surface()
     assert [f.code for f in report.findings if f.code.startswith("security.")] == []
     assert any(n.startswith("Canary:") for n in report.notes)
 
