@@ -22,7 +22,7 @@ from tests.targets import LEAKY_SURFACE
 
 
 def audit_leaky_surface(*words: str) -> ConformanceReport:
-    """A default audit (no fuzz) of tests/targets/leaky_surface.py started with ``words``."""
+    """An audit with fuzz (so it is graded) of tests/targets/leaky_surface.py given ``words``."""
     spec = TargetSpec(
         "stdio",
         command=sys.executable,
@@ -33,7 +33,7 @@ def audit_leaky_surface(*words: str) -> ConformanceReport:
 
     async def run() -> ConformanceReport:
         with anyio.fail_after(60):
-            return await audit_spec(spec, fuzz=False)
+            return await audit_spec(spec, fuzz=True)
 
     return anyio.run(run)
 
