@@ -150,10 +150,7 @@ async def run_audit(
     findings = _dedupe([*lint_server(snapshot), *target.session_findings()])
     seen = observations(watch, fuzz_run.results if fuzz_run is not None else ())
     findings += [*canary_findings(seen, canary), *echo_findings(seen, echo_secrets)]
-    if isinstance(target, WireWatchedTarget):  # logs, resources, prompts, every other answer
-        findings += sighting_findings(target.canary_sightings(), canary)
-    if surface is not None:  # scored with the tools' security findings (the F cap included)
-        findings += surface_security_findings(surface.texts)
+    findings += _beyond_tools(target, surface, canary)
     findings += await relisting_findings(target, fuzzed=fuzz_run is not None)
     # Overrides apply before scoring, so the score and every rendering agree; each one is noted.
     findings, notes = apply_overrides(findings, options.overrides)
@@ -204,6 +201,20 @@ async def run_audit(
         report = report.model_copy(update={"drift": drift})
     report = scrub_report(report, tuple(secrets))
     return report.model_copy(update={"markdown": render_markdown(report)})
+
+
+def _beyond_tools(
+    target: Target, surface: SurfaceRun | None, canary: tuple[str, str] | None
+) -> list[Finding]:
+    """The security findings outside tool answers and definitions, scored with the tools' own
+    (the F cap included): the canary wherever the transport saw it (logs, resources, prompts,
+    every other answer) and the text rules over resources and prompts."""
+    found: list[Finding] = []
+    if isinstance(target, WireWatchedTarget):
+        found += sighting_findings(target.canary_sightings(), canary)
+    if surface is not None:
+        found += surface_security_findings(surface.texts)
+    return found
 
 
 async def audit_spec(
