@@ -218,25 +218,14 @@ async def _audit_one(
     out_dir: Path | None,
     say: object,
 ) -> _Row:
-    from mcprobe import _run_pipeline, render_report
-    from mcprobe.cli import EXIT_CONNECT, EXIT_INTERNAL, EXIT_USAGE, evaluate_gates
+    from mcprobe import render_report
+    from mcprobe.cli import EXIT_CONNECT, EXIT_INTERNAL, EXIT_USAGE, evaluate_gates, run_invocation
     from mcprobe.core.errors import ConnectFailed, UsageError
 
     assert callable(say)
     try:
-        report = await _run_pipeline(
-            invocation.spec,
-            fuzz=invocation.fuzz,
-            fuzz_writes=invocation.fuzz_writes,
-            fuzz_destructive=invocation.fuzz_destructive,
-            max_tools=invocation.max_tools,
-            tools=invocation.tools,
-            concurrency=invocation.concurrency,
-            overall_timeout=invocation.overall_timeout,
-            progress=progress,  # type: ignore[arg-type]
-            surface=invocation.surface,
-            examples=invocation.examples,  # from mcprobe.toml: checked against this server's tools
-        )
+        # from mcprobe.toml, examples are checked against this server's tools
+        report = await run_invocation(invocation, progress=progress)  # type: ignore[arg-type]
     except ConnectFailed as exc:
         say(f"could not connect: {exc}")
         return _Row(server.name, EXIT_CONNECT, problem="could not connect")

@@ -693,31 +693,45 @@ def _audit(
 ) -> ConformanceReport:
     import anyio
 
-    from mcprobe import _run_pipeline
-
     close_grace = _close_grace()
 
     async def go() -> ConformanceReport:
-        return await _run_pipeline(
-            invocation.spec,
-            fuzz=invocation.fuzz,
-            fuzz_writes=invocation.fuzz_writes,
-            fuzz_destructive=invocation.fuzz_destructive,
-            max_tools=invocation.max_tools,
-            tools=invocation.tools,
-            concurrency=invocation.concurrency,
-            overall_timeout=invocation.overall_timeout,
+        return await run_invocation(
+            invocation,
             progress=progress,
             started=started,
-            overrides=invocation.overrides,
             on_report=on_report,
             close_grace=close_grace,
-            lock=invocation.lock,
-            surface=invocation.surface,
-            examples=invocation.examples,
         )
 
     return anyio.run(go)
+
+
+async def run_invocation(
+    invocation: AuditInvocation, *, progress: console.Progress | None, **more: Any
+) -> ConformanceReport:
+    """The audit pipeline with everything ``invocation`` says; ``more``: what only one caller
+    has (the pre-started target, the report callback, the close grace). One place, so that
+    ``mcprobe audit`` and ``mcprobe audit --config`` (``audit_many``) audit alike (the latter
+    used to copy the options one by one and had dropped ``--lock`` and the rule overrides)."""
+    from mcprobe import _run_pipeline
+
+    return await _run_pipeline(
+        invocation.spec,
+        fuzz=invocation.fuzz,
+        fuzz_writes=invocation.fuzz_writes,
+        fuzz_destructive=invocation.fuzz_destructive,
+        max_tools=invocation.max_tools,
+        tools=invocation.tools,
+        concurrency=invocation.concurrency,
+        overall_timeout=invocation.overall_timeout,
+        progress=progress,
+        overrides=invocation.overrides,
+        lock=invocation.lock,
+        surface=invocation.surface,
+        examples=invocation.examples,
+        **more,
+    )
 
 
 def _find(exc: BaseException, kind: type[BaseException]) -> BaseException | None:

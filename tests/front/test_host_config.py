@@ -281,3 +281,27 @@ def test_a_config_env_value_is_a_secret_whatever_its_name(
     assert code == EXIT_OK, err
     assert "plainish-77" not in out + err
     assert "PLAIN_VAR=[redacted]" in out  # the target did echo it
+
+
+@pytest.mark.slow
+def test_every_server_of_a_config_audit_gets_the_lock_and_no_surface_like_a_single_audit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("UX_TEST_SECRET", "very-secret-value-77")
+    # audit --config used to pass the audit options one by one and had dropped --lock (and
+    # the config file's rule overrides): each server of it is now audited like `mcprobe audit`.
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["pin", "--", PY, CLI_TARGET, "--clean"], out, err) == EXIT_OK
+    lock = _write(tmp_path / "mcprobe.lock", out.getvalue())
+    out_dir = tmp_path / "reports"
+    out_dir.mkdir()
+    code, _, err_text = _audit(
+        "--config", str(_two_servers(tmp_path)), "--output-dir", str(out_dir), "--json",
+        "--lock", str(lock), "--no-surface",
+    )  # fmt: skip
+    assert code == EXIT_OK, err_text
+    reports = {p.stem: json.loads(p.read_text()) for p in out_dir.iterdir()}
+    assert set(reports) == {"clean", "sloppy"}
+    for report in reports.values():
+        assert report["drift"] is not None and report["lock"] is None
+        assert report["surface"] is None
