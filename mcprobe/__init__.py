@@ -42,15 +42,15 @@ if TYPE_CHECKING:
 
     from mcprobe.core.errors import ConnectFailed as ConnectFailed
     from mcprobe.core.errors import McprobeError as McprobeError
-    from mcprobe.core.report_model import ConformanceReport as ConformanceReport
-    from mcprobe.core.suppress import RuleOverride
+    from mcprobe.core.lint.suppress import RuleOverride
     from mcprobe.core.target_spec import ProtocolChoice, TargetSpec
     from mcprobe.engine.fuzz_runner import ProgressCallback
+    from mcprobe.report.model import ConformanceReport as ConformanceReport
 
 from mcprobe.report.formats import ReportFormat
 
 _LAZY = {
-    "ConformanceReport": "mcprobe.core.report_model",
+    "ConformanceReport": "mcprobe.report.model",
     "ConnectFailed": "mcprobe.core.errors",
     "McprobeError": "mcprobe.core.errors",
 }
@@ -274,7 +274,7 @@ def render_report(
     """The report as Markdown (``md``), JSON, SARIF 2.1.0, JUnit XML or a self-contained HTML page.
 
     ``sarif_artifact`` (SARIF only) is the file every result points at; GitHub code scanning
-    needs one (see ``mcprobe.report.sarif``)."""
+    needs one (see ``mcprobe.report.render.sarif``)."""
     from mcprobe.report.formats import render
 
     return render(report, format, sarif_artifact=sarif_artifact)

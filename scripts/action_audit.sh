@@ -163,8 +163,8 @@ import sys
 from pydantic import ValidationError
 
 from mcprobe import render_report
-from mcprobe.core.report_model import ConformanceReport
-from mcprobe.report.step_summary import render_step_summary
+from mcprobe.report.model import ConformanceReport
+from mcprobe.report.render.step_summary import render_step_summary
 
 out_dir, github_output, summary = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 artifact, baseline_path = sys.argv[4] or None, sys.argv[5]
@@ -198,9 +198,9 @@ with open(github_output, "a", encoding="utf-8") as fh:
 if summary:
     compared: list[str] = []
     if baseline_path:  # mcprobe already read and checked it; the same comparison, for the page
-        from mcprobe.core.baseline import BaselineReport, compare, load_baseline
-        from mcprobe.report.baseline_text import render_baseline
-        from mcprobe.report.json_report import report_to_jsonable
+        from mcprobe.report.baseline import BaselineReport, compare, load_baseline
+        from mcprobe.report.render.baseline_text import render_baseline
+        from mcprobe.report.render.json_report import report_to_jsonable
 
         before = load_baseline(json.loads(pathlib.Path(baseline_path).read_text(encoding="utf-8")))
         now = BaselineReport.model_validate(report_to_jsonable(report))

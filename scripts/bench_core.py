@@ -18,15 +18,15 @@ import time
 from typing import Any
 
 from mcprobe import __version__
+from mcprobe.core.calls.classify import classify_call
 from mcprobe.core.cases.generate import generate_cases
-from mcprobe.core.classify import classify_call
 from mcprobe.core.lint.engine import lint_server
 from mcprobe.core.model import Coverage, FuzzRun, RawCall, RawKind, ServerSnapshot
-from mcprobe.core.report_build import build_report
-from mcprobe.core.schema_dialect import forget_schemas
-from mcprobe.core.score import score_server
-from mcprobe.report.escape import forget_escapes
-from mcprobe.report.markdown import render_markdown
+from mcprobe.core.schema.dialect import forget_schemas
+from mcprobe.core.score.dimensions import score_server
+from mcprobe.report.build import build_report
+from mcprobe.report.render.escape import forget_escapes
+from mcprobe.report.render.markdown import render_markdown
 
 
 def rich_tool(i: int) -> dict[str, Any]:

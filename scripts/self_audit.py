@@ -11,9 +11,9 @@ import sys
 
 import anyio
 
-from mcprobe.core.report_model import ConformanceReport
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.audit import AuditOptions, audit_spec
+from mcprobe.report.model import ConformanceReport
 
 
 def self_spec() -> TargetSpec:

@@ -11,13 +11,13 @@ import anyio
 import mcp_types as types
 import pytest
 
+from mcprobe.client.canary_watch import CanaryWatch
+from mcprobe.client.transports.stdio import _LineSplitter
 from mcprobe.core.model import Location
-from mcprobe.core.report_model import ConformanceReport
-from mcprobe.core.security_proofs import CanarySighting, sighting_findings
+from mcprobe.core.security.proofs import CanarySighting, sighting_findings
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.audit import audit_spec
-from mcprobe.target.canary_watch import CanaryWatch
-from mcprobe.target.transports.stdio import _LineSplitter
+from mcprobe.report.model import ConformanceReport
 from tests.targets import LEAKY_SURFACE
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mcprobe.cli import run
+from mcprobe.cli.commands import run
 from mcprobe.core.client_capabilities import (
     answer_for,
     parse_client_capabilities,

@@ -20,10 +20,10 @@ from typing import Any
 import anyio
 import pytest
 
-from mcprobe.core.report_model import ConformanceReport
+from mcprobe.client.connection import open_target
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.audit import run_audit
-from mcprobe.target.connection import open_target
+from mcprobe.report.model import ConformanceReport, describe_target
 from tests.support.golden import check_golden
 
 pytestmark = pytest.mark.anyio
@@ -41,7 +41,7 @@ _LATENCY_CELL = re.compile(r"\| \d+ ms \|")
 _P50 = re.compile(r"p50 latency [\d.]+ ms")
 
 
-# The canary planted in a stdio target's environment is random per run (target/canary.py).
+# The canary planted in a stdio target's environment is random per run (client/canary.py).
 _CANARY = re.compile(r"MCPROBE_CANARY_[0-9A-F]+=mcprobe-canary-[0-9a-f]+")
 CANARY_SHOWN = "MCPROBE_CANARY_N=mcprobe-canary-N"
 
@@ -79,7 +79,7 @@ async def audit_demo_twice() -> tuple[ConformanceReport, ConformanceReport]:
                 target,
                 fuzz=True,
                 connection_id="c1",
-                target_out=DEMO_SPEC.describe(),
+                target_out=describe_target(DEMO_SPEC),
                 canary=tuple(CANARY_SHOWN.split("=")),  # type: ignore[arg-type]
             )
             for _ in range(2)

@@ -25,7 +25,7 @@ from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from mcp.shared.memory import create_client_server_memory_streams
 
 from demo_target.server import build_server
-from mcprobe.core.schema_dialect import instance_errors
+from mcprobe.core.schema.dialect import instance_errors
 
 pytestmark = pytest.mark.anyio
 

@@ -19,7 +19,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from mcprobe.core.lint.engine import LINT_RULES
 from mcprobe.core.model import Outcome
-from mcprobe.core.report_model import FuzzResultOut
+from mcprobe.report.model import FuzzResultOut
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKS = ROOT / "docs" / "checks.md"
@@ -88,7 +88,7 @@ def test_every_behavioural_sarif_rule_is_documented() -> None:
 
 
 def test_the_unknown_tool_probe_is_documented_with_its_real_name() -> None:
-    from mcprobe.core.selection import unknown_tool_name
+    from mcprobe.core.cases.selection import unknown_tool_name
 
     text = CHECKS.read_text(encoding="utf-8")
     assert "## The unknown-tool probe" in text
@@ -197,7 +197,7 @@ PROBE_FLOW = ("probe_connect", "probe_report", "probe_disconnect")
 
 def test_generated_walkthroughs_use_the_current_tools_and_report_schema() -> None:
     # Stale after a tool or report-shape change: regenerate with scripts/transcripts.
-    from mcprobe.core.report_model import SCHEMA_VERSION
+    from mcprobe.report.model import SCHEMA_VERSION
     from mcprobe.server.app import TOOLS
 
     schemas = {tool.name: tool.tool().input_schema for tool in TOOLS}

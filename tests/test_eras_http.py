@@ -8,10 +8,10 @@ import anyio
 import pytest
 from mcp.server.transport_security import TransportSecuritySettings
 
-from mcprobe.core.report_model import ConformanceReport
+from mcprobe.client.modern_http import header_maps, routing_headers
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.audit import AuditOptions, audit_spec
-from mcprobe.target.modern_http import header_maps, routing_headers
+from mcprobe.report.model import ConformanceReport
 from tests.targets.era_server import HEADER_TOOL, build_server, modern_only_http
 from tests.targets.hostile_http import serve
 

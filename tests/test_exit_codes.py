@@ -1,4 +1,4 @@
-"""One exit-code table (mcprobe.exit_codes): equal to cli.py's EXIT_* constants, printed by
+"""One exit-code table (mcprobe.cli.exit_codes): equal to the CLI's EXIT_* constants, printed by
 --help, and listed in full by the README, docs/cli.md and the agent skill."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from mcprobe import cli
-from mcprobe.exit_codes import EXIT_CODES, PRECEDENCE
+from mcprobe.cli import commands as cli
+from mcprobe.cli.exit_codes import EXIT_CODES, PRECEDENCE
 
 ROOT = Path(__file__).resolve().parent.parent
 CODES = {entry.code for entry in EXIT_CODES}
@@ -18,7 +18,7 @@ CODES = {entry.code for entry in EXIT_CODES}
 
 def test_the_table_holds_exactly_the_codes_the_cli_defines() -> None:
     defined = {value for name, value in vars(cli).items() if name.startswith("EXIT_")}
-    assert defined == CODES, "add the new code to mcprobe/exit_codes.py (and the docs)"
+    assert defined == CODES, "add the new code to mcprobe/cli/exit_codes.py (and the docs)"
     assert set(PRECEDENCE) <= CODES
 
 

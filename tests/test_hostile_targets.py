@@ -26,9 +26,9 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from mcprobe import render_report
 from mcprobe.core.errors import ConnectFailed
-from mcprobe.core.report_model import ConformanceReport, FuzzResultOut
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.audit import AuditOptions, audit_spec
+from mcprobe.report.model import ConformanceReport, FuzzResultOut
 from tests.targets import RAWSERVER
 from tests.targets.hostile_http import (
     bomb_server,

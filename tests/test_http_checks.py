@@ -8,17 +8,17 @@ import anyio
 import pytest
 from mcp.server.transport_security import TransportSecuritySettings
 
-from mcprobe.core.checks import Verdict
-from mcprobe.core.http_checks import (
+from mcprobe.client.http_probe import is_loopback_url
+from mcprobe.core.checks.catalogue import Verdict
+from mcprobe.core.checks.http import (
     HttpAnswer,
     judge_foreign,
     judge_get_stream,
     judge_session_delete,
 )
-from mcprobe.core.report_model import ConformanceReport
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.audit import AuditOptions, audit_spec
-from mcprobe.target.http_probe import is_loopback_url
+from mcprobe.report.model import ConformanceReport
 from tests.targets.era_server import build_server
 from tests.targets.hostile_http import serve
 

@@ -13,8 +13,10 @@ import anyio
 import pytest
 from mcp.shared.message import SessionMessage
 
-from mcprobe.core.checks import CHECKS, Level, Verdict
-from mcprobe.core.progress import (
+from mcprobe.client.transports.stdio import _LineSplitter
+from mcprobe.client.wire_events import ProgressSeen
+from mcprobe.core.checks.catalogue import CHECKS, Level, Verdict
+from mcprobe.core.checks.progress import (
     CancelObservation,
     EventKind,
     ProgressEvent,
@@ -23,11 +25,9 @@ from mcprobe.core.progress import (
     judge_progress,
     judge_progress_total,
 )
-from mcprobe.core.report_model import ConformanceReport
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.audit import AuditOptions, audit_spec
-from mcprobe.target.transports.stdio import _LineSplitter
-from mcprobe.target.wire_events import ProgressSeen
+from mcprobe.report.model import ConformanceReport
 
 SERVER = Path(__file__).parent / "targets" / "progress_server.py"
 _CHECKS = ("protocol.progress", "protocol.progress_total", "protocol.cancellation")

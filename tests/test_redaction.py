@@ -23,8 +23,8 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 import mcprobe
-from mcprobe.core.report_model import ConformanceReport
-from mcprobe.report.terminal import render_terminal
+from mcprobe.report.model import ConformanceReport
+from mcprobe.report.render.terminal import render_terminal
 from tests.support.paths import REPO_ROOT, TARGETS
 from tests.targets.hostile_http import echo_secrets, serve
 from tests.test_demo_golden import normalise_canary

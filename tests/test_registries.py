@@ -2,7 +2,7 @@
 
 The registries: lint rules (``core/lint/registry.py``), case kinds (``core/cases/kinds.py``),
 verdicts (``core/verdicts.py``), output formats (``report/formats.py``) and transports
-(``core/target_spec.py`` with the openers of ``target/connection.py``). A new record that is not
+(``core/target_spec.py`` with the openers of ``client/connection.py``). A new record that is not
 in docs/checks.md or docs/cli.md, or that no test names, fails here.
 """
 
@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import mcprobe
+from mcprobe.client.connection import _OPENERS
 from mcprobe.core.cases.kinds import CASE_KINDS, FIELD_KINDS
 from mcprobe.core.errors import UsageError
 from mcprobe.core.lint.registry import LINT_RULES, SERVER_RULES, TOOL_RULES
@@ -22,7 +23,6 @@ from mcprobe.core.model import CaseKind
 from mcprobe.core.target_spec import TRANSPORTS, Transport
 from mcprobe.core.verdicts import VERDICTS
 from mcprobe.report.formats import FORMAT_NAMES, FORMATS, output_format
-from mcprobe.target.connection import _OPENERS
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKS = (ROOT / "docs" / "checks.md").read_text(encoding="utf-8")
@@ -48,7 +48,7 @@ def _named_by_a_test(name: str) -> bool:
 
 # Registered (and documented) by issue 13 ahead of the behavioural proofs that will emit them.
 # The moment a module emits one, it must leave this set and be named by a test.
-NOT_YET_EMITTED: frozenset[str] = frozenset()  # all emitted now (rug pull: core/rug_pull.py)
+NOT_YET_EMITTED: frozenset[str] = frozenset()  # all emitted now (rug pull: core/security/)
 
 
 def _emitted_outside_the_registry(code: str) -> bool:

@@ -16,10 +16,10 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mcp import Client
 
-from mcprobe.core.report_model import ConformanceReport
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.audit import audit_spec
-from mcprobe.report.markdown import render_markdown
+from mcprobe.report.model import ConformanceReport
+from mcprobe.report.render.markdown import render_markdown
 from mcprobe.server.app import build_server
 from tests.targets import RAWSERVER
 from tests.targets.rawserver import NAMES

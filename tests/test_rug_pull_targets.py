@@ -8,9 +8,9 @@ import sys
 import anyio
 import pytest
 
-from mcprobe.core.report_model import ConformanceReport
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.audit import audit_spec
+from mcprobe.report.model import ConformanceReport
 from tests.targets import POISONED
 
 

@@ -19,12 +19,12 @@ import pytest
 from mcp import Client
 
 from mcprobe.core.errors import ConnectFailed
-from mcprobe.core.report_model import ConformanceReport
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.audit import AuditOptions, audit_spec
-from mcprobe.report.json_report import render_json
-from mcprobe.report.junit import render_junit
-from mcprobe.report.sarif import render_sarif
+from mcprobe.report.model import ConformanceReport
+from mcprobe.report.render.json_report import render_json
+from mcprobe.report.render.junit import render_junit
+from mcprobe.report.render.sarif import render_sarif
 from mcprobe.server.app import build_server
 from tests.targets import RAWSERVER
 from tests.targets.hostile_http import echo_secrets, serve

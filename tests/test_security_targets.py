@@ -8,9 +8,9 @@ import sys
 import anyio
 import pytest
 
-from mcprobe.core.report_model import ConformanceReport
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.audit import audit_spec
+from mcprobe.report.model import ConformanceReport
 from tests.targets import POISONED
 
 
@@ -115,7 +115,7 @@ def test_no_canary_finding_when_no_answer_contains_it() -> None:
 
 
 def test_the_cli_plants_the_same_canary_prefix_as_the_core() -> None:
-    from mcprobe import cli
+    from mcprobe.cli import commands as cli
     from mcprobe.core.target_spec import CANARY_PREFIX
 
     assert cli.CANARY_PREFIX == CANARY_PREFIX
@@ -125,7 +125,7 @@ def test_the_cli_plants_the_same_canary_prefix_as_the_core() -> None:
 
 
 def test_an_echoed_bearer_is_critical_and_the_finding_never_contains_it() -> None:
-    from mcprobe.core.security_proofs import Observation, echo_findings
+    from mcprobe.core.security.proofs import Observation, echo_findings
 
     token = "s3cr3t-bearer-value-123"
     seen = [

@@ -20,7 +20,7 @@ import pytest
 import yaml
 from mcp import Client
 
-from mcprobe.cli import run
+from mcprobe.cli.commands import run
 from mcprobe.server.app import TOOLS, build_server
 from tests.support.http_demo import http_demo_target
 

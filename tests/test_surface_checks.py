@@ -9,10 +9,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from mcprobe.core.report_model import ConformanceReport
-from mcprobe.core.score import round_half_up
+from mcprobe.core.score.dimensions import round_half_up
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.audit import AuditOptions, audit_spec
+from mcprobe.report.model import ConformanceReport
 
 pytestmark = pytest.mark.anyio
 
@@ -140,7 +140,7 @@ def test_no_surface_on_the_command_line_skips_every_surface_check_and_their_scor
     import io
     import json
 
-    from mcprobe.cli import EXIT_OK, run
+    from mcprobe.cli.commands import EXIT_OK, run
 
     def audit(*flags: str) -> ConformanceReport:
         out, err = io.StringIO(), io.StringIO()

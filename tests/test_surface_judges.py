@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from mcprobe.core.checks import CHECKS, Verdict, check_result
-from mcprobe.core.model import Dimension, RawCall, RawKind, Score
-from mcprobe.core.prompts import PromptRef, judge_get, messages_problems
-from mcprobe.core.resources import (
+from mcprobe.core.checks.catalogue import CHECKS, Verdict, check_result
+from mcprobe.core.checks.prompts import PromptRef, judge_get, messages_problems
+from mcprobe.core.checks.resources import (
     ResourceRef,
     absent_uri,
     contents_problems,
@@ -15,7 +14,8 @@ from mcprobe.core.resources import (
     template_problem,
     template_variables,
 )
-from mcprobe.core.surface_score import apply_surface
+from mcprobe.core.model import Dimension, RawCall, RawKind, Score
+from mcprobe.core.score.surface import apply_surface
 
 
 def _result(result: object) -> RawCall:
@@ -157,7 +157,7 @@ def test_checks_that_measure_error_handling_never_grade_a_server_whose_tools_wer
 
 
 def test_version_negotiation_fails_on_an_echo_or_a_refusal_and_is_inconclusive_when_lost() -> None:
-    from mcprobe.core.protocol import UNKNOWN_VERSION, judge_version_negotiation
+    from mcprobe.core.checks.protocol import UNKNOWN_VERSION, judge_version_negotiation
 
     known = ("2025-06-18", "2025-11-25")
 

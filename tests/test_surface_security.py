@@ -14,7 +14,7 @@ from mcprobe.core.lint.surface_security import (
     surface_security_findings,
 )
 from mcprobe.core.model import Location
-from mcprobe.core.report_model import ConformanceReport
+from mcprobe.report.model import ConformanceReport
 from tests.test_canary_channels import audit_leaky_surface
 
 ZW = "\u200b" * 5

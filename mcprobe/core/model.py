@@ -358,7 +358,7 @@ class Dimension:
 @dataclass(frozen=True)
 class Score:
     """``overall`` None and grade ``-``: not graded; ``not_graded`` says why when the cause is
-    that no tool of a server with tools was called (``core/grading.py``)."""
+    that no tool of a server with tools was called (``core/score/grading.py``)."""
 
     overall: int | None
     grade: str  # A-F, or "-" when not graded

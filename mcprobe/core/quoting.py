@@ -4,7 +4,7 @@ Pure. The convention of every sentence the core writes: a string the target sent
 single backticks, so the report layer (``report.escape.md_prose``) shows it as a quote (inline
 code) and never as mcprobe's words; everything outside backticks is mcprobe's. A backtick inside
 the target text would end the quote early and let the rest read as prose, so it becomes ``'``
-(as ``core/deaths.py`` does); the JSON report keeps the exact text in its own fields (tool
+(as ``report/deaths.py`` does); the JSON report keeps the exact text in its own fields (tool
 names, messages, arguments).
 """
 

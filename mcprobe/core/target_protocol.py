@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Protocol, runtime_checkable
 
 from mcprobe.core.model import JSON, Finding, RawCall, RestartAttempt, ServerSnapshot
-from mcprobe.core.security_proofs import CanarySighting
+from mcprobe.core.security.proofs import CanarySighting
 
 
 class Target(Protocol):
@@ -57,7 +57,7 @@ class RestartableTarget(Target, Protocol):
 @runtime_checkable
 class RelistableTarget(Target, Protocol):
     """A target whose tools can be listed again in the same session (the rug-pull check of
-    ``core/rug_pull.py``); in-memory fakes without it simply skip that check."""
+    ``core/security/rug_pull.py``); in-memory fakes without it simply skip that check."""
 
     async def relist_tools(self) -> tuple[Any, ...] | None:
         """Every ``tools/list`` page again, raw, with the first listing's page cap; None when
@@ -97,7 +97,7 @@ class RequestTarget(Target, Protocol):
 @runtime_checkable
 class WireWatchedTarget(Target, Protocol):
     """A target whose transport searched everything it wrote for the canary
-    (``target/canary_watch.py``; mcprobe's stdio transport)."""
+    (``client/canary_watch.py``; mcprobe's stdio transport)."""
 
     def canary_sightings(self) -> tuple[CanarySighting, ...]:
         """Where the canary value was seen outside tool answers, in order, deduplicated."""

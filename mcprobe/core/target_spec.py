@@ -16,18 +16,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, cast, get_args
+from typing import Literal, cast, get_args
 from urllib.parse import parse_qsl, urlsplit
 
-from mcprobe.core.errors import UsageError
-
-if TYPE_CHECKING:
-    from mcprobe.core.report_model import TargetOut
 from mcprobe.core.client_capabilities import (
     DEFAULT_CLIENT_CAPABILITIES,
     check_client_capabilities,
-    describe_capabilities,
 )
+from mcprobe.core.errors import UsageError
 
 Transport = Literal["stdio", "http", "sse"]
 ProtocolChoice = Literal["auto", "handshake", "modern"]
@@ -45,7 +41,7 @@ class TransportKind:
     target layer opens each wire protocol (``target.connection._OPENERS``).
 
     To add a transport: a record here (and its name in ``Transport``/``Wire``), an opener module
-    in ``mcprobe/target/transports/`` and its entry in ``_OPENERS``, a line in docs/cli.md, and a
+    in ``mcprobe/client/transports/`` and its entry in ``_OPENERS``, a line in docs/cli.md, and a
     test against a real server."""
 
     name: Transport
@@ -104,25 +100,9 @@ class TargetSpec:
     # (initialize only) or modern (2026-07-28 only: server/discover + the _meta envelope).
     protocol: ProtocolChoice = "auto"
 
-    def describe(self) -> TargetOut:
-        """The target for reports: names of secrets, never their values."""
-        from mcprobe.core.report_model import TargetOut  # pydantic: only when a report is made
-
-        return TargetOut(
-            transport=self.transport,
-            command=self.command,
-            args=list(self.args),
-            cwd=self.cwd,
-            env_names=sorted(k for k in self.env if not k.startswith(CANARY_PREFIX)),
-            url=scrub(self.url, self.secret_values()) if self.url else None,
-            header_names=sorted(self.headers),
-            bearer=self.bearer is not None,
-            client_capabilities=describe_capabilities(self.client_capabilities),
-        )
-
     def canary(self) -> tuple[str, str] | None:
         """The canary variable (name, value) planted in a stdio target's environment
-        (``target/canary.py``), or None. It is never a secret: the report shows it."""
+        (``client/canary.py``), or None. It is never a secret: the report shows it."""
         for name, value in self.env.items():
             if name.startswith(CANARY_PREFIX):
                 return name, value

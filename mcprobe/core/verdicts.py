@@ -27,10 +27,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 from mcprobe.core.model import Deduction, Outcome, Severity
 from mcprobe.core.quoting import quoted_list
-from mcprobe.core.report_model import FuzzResultOut
 
 __all__ = [
     "CRITICAL_KEYS",
@@ -38,6 +38,7 @@ __all__ = [
     "MIN_INSTRUCTIONS",
     "VERDICTS",
     "VERDICTS_BY_KEY",
+    "JudgedCall",
     "VerdictKind",
     "deduction_fix",
     "deduction_label",
@@ -373,8 +374,8 @@ VERDICTS: tuple[VerdictKind, ...] = (
     VerdictKind(
         key="surfaceCheck",
         title="Resource, prompt or protocol check failed",
-        # One deduction per failed `must` check id (core/surface_score.py); the fix of each is
-        # the check's own (core/checks.py), listed with its subjects by the report's fixes.
+        # One deduction per failed `must` check id (core/score/surface.py); the fix of each is
+        # the check's own (core/checks/), listed with its subjects by the report's fixes.
         reason="{label} check `{check}` failed ({count})",
         fix="{fix}",
         dimensions=frozenset({METADATA, ERROR_HANDLING, LIVENESS}),
@@ -393,7 +394,7 @@ VERDICTS = (
     VerdictKind(
         key="securityFinding",
         title="Security finding",
-        # One deduction per security.* finding (core/security_score.py); the fixes are the
+        # One deduction per security.* finding (core/score/security.py); the fixes are the
         # findings' own hints.
         reason="{severity} {code}",
         fix="Fix the security findings listed under Findings.",
@@ -452,6 +453,38 @@ def deduction_fix(cause: str, params: Iterable[tuple[str, str]] = ()) -> str:
 
 # --------------------------------------------------------------------------- detection
 
+
+class JudgedCall(Protocol):
+    """What verdict detection reads of one judged call (the report's ``FuzzResultOut`` is one)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def case(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def malformed(self) -> bool: ...
+    @property
+    def outcome(self) -> str: ...
+    @property
+    def error_code(self) -> int | None: ...
+    @property
+    def silently_accepted(self) -> bool: ...
+    @property
+    def output_schema_violation(self) -> bool: ...
+    @property
+    def empty_success(self) -> bool: ...
+    @property
+    def failure_as_success(self) -> bool: ...
+    @property
+    def inconclusive(self) -> str | None: ...
+    @property
+    def leak(self) -> bool: ...
+
+
+_Call = TypeVar("_Call", bound=JudgedCall)
+
 _CRASH = Outcome.PROTOCOL_CRASH.value
 _TIMEOUT = Outcome.TIMEOUT.value
 _OK = Outcome.OK.value
@@ -459,7 +492,7 @@ _PROTOCOL_ERROR = Outcome.PROTOCOL_ERROR.value
 _REJECTIONS = (Outcome.TOOL_ERROR.value, _PROTOCOL_ERROR)
 
 
-def problem_keys(result: FuzzResultOut, crashed_by: str | None = None) -> list[str]:
+def problem_keys(result: JudgedCall, crashed_by: str | None = None) -> list[str]:
     """The verdict keys one fuzz result shows, in priority order. With a known killing case
     (``crashed_by``, "tool case"), other calls in flight when the target died are its victims,
     not culprits."""
@@ -493,7 +526,7 @@ def problem_keys(result: FuzzResultOut, crashed_by: str | None = None) -> list[s
     return keys
 
 
-def probe_keys(probe: FuzzResultOut) -> list[str]:
+def probe_keys(probe: JudgedCall) -> list[str]:
     """The verdict keys the unknown-tool probe shows (a call to a tool that does not exist)."""
     keys: list[str] = []
     if probe.inconclusive is not None:
@@ -513,7 +546,7 @@ def probe_keys(probe: FuzzResultOut) -> list[str]:
     return keys
 
 
-def sarif_verdicts(result: FuzzResultOut) -> list[VerdictKind]:
+def sarif_verdicts(result: JudgedCall) -> list[VerdictKind]:
     """The verdicts of one call that are SARIF results (every crash counts: SARIF lists calls,
     not culprits), in catalogue order."""
     keys = probe_keys(result) if result.kind == "unknown_tool" else problem_keys(result)
@@ -522,14 +555,14 @@ def sarif_verdicts(result: FuzzResultOut) -> list[VerdictKind]:
 
 
 def group_problems(
-    results: Iterable[FuzzResultOut],
+    results: Iterable[_Call],
     *,
     crashed_by: str | None = None,
     keys: frozenset[str] | None = None,
-) -> list[tuple[str, str, list[FuzzResultOut]]]:
+) -> list[tuple[str, str, list[_Call]]]:
     """``(key, tool, results)`` grouped by verdict (priority order), then tool (first seen),
     restricted to ``keys`` when given."""
-    grouped: dict[str, dict[str, list[FuzzResultOut]]] = {}
+    grouped: dict[str, dict[str, list[_Call]]] = {}
     for result in results:
         for key in problem_keys(result, crashed_by):
             if keys is None or key in keys:

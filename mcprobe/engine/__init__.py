@@ -1,4 +1,4 @@
 """The audit pipeline that drives a target: open → lint → fuzz → score → report.
 
-Imports ``mcprobe.core``, ``mcprobe.report``, ``mcprobe.target`` and ``mcprobe.engine``.
+Imports ``mcprobe.core``, ``mcprobe.report``, ``mcprobe.client`` and ``mcprobe.engine``.
 """

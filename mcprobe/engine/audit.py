@@ -4,8 +4,8 @@
 ``audit_spec`` opens the target itself and is what the CLI and the library call. Both produce
 the same ``ConformanceReport``, so every front-end shows the same numbers.
 
-Secrets: the report is built from secret-free parts (``TargetSpec.describe()``, scrubbed target
-findings), then scrubbed field by field (``core/redact.py``: the target's strings, never
+Secrets: the report is built from secret-free parts (``describe_target``, scrubbed target
+findings), then scrubbed field by field (``report/redact.py``: the target's strings, never
 mcprobe's vocabulary) before the Markdown is rendered from it; every other renderer reads the
 same scrubbed report.
 """
@@ -20,22 +20,19 @@ from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
+from mcprobe.client.canary import with_canary
+from mcprobe.client.connection import open_target
+from mcprobe.client.transports.stdio import AFTER_REPORT_GRACE
+from mcprobe.core.cases.selection import DEFAULT_MAX_TOOLS
 from mcprobe.core.cases.user_examples import checked_examples
-from mcprobe.core.checks import CheckResult, SurfaceRun
-from mcprobe.core.deaths import death_notes
+from mcprobe.core.checks.catalogue import CheckResult, SurfaceRun
 from mcprobe.core.lint.engine import lint_server
+from mcprobe.core.lint.suppress import RuleOverride, apply_overrides
 from mcprobe.core.lint.surface_security import surface_security_findings
 from mcprobe.core.model import Finding, FuzzRun
-from mcprobe.core.pinning import Lock, drift_against
-from mcprobe.core.redact import Redactor
-from mcprobe.core.report_build import build_report
-from mcprobe.core.report_model import ConformanceReport, TargetOut
-from mcprobe.core.score import score_server
-from mcprobe.core.security_proofs import canary_findings, echo_findings, sighting_findings
-from mcprobe.core.selection import DEFAULT_MAX_TOOLS
-from mcprobe.core.suppress import RuleOverride, apply_overrides
-from mcprobe.core.surface_report import surface_out
-from mcprobe.core.surface_score import apply_surface
+from mcprobe.core.score.dimensions import score_server
+from mcprobe.core.score.surface import apply_surface
+from mcprobe.core.security.proofs import canary_findings, echo_findings, sighting_findings
 from mcprobe.core.target_protocol import RequestTarget, Target, WireWatchedTarget
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.core.version import __version__
@@ -43,10 +40,13 @@ from mcprobe.engine.fuzz_runner import DEFAULT_CONCURRENCY, ProgressCallback, ru
 from mcprobe.engine.progress_probes import progress_checks, traces_so_far
 from mcprobe.engine.protocol_probes import run_surface_probes, second_connection_checks
 from mcprobe.engine.security_watch import WatchedTarget, observations, relisting_findings
-from mcprobe.report.markdown import render_markdown
-from mcprobe.target.canary import with_canary
-from mcprobe.target.connection import open_target
-from mcprobe.target.transports.stdio import AFTER_REPORT_GRACE
+from mcprobe.report.build import build_report
+from mcprobe.report.deaths import death_notes
+from mcprobe.report.model import ConformanceReport, TargetOut, describe_target
+from mcprobe.report.pinning import Lock, drift_against
+from mcprobe.report.redact import Redactor
+from mcprobe.report.render.markdown import render_markdown
+from mcprobe.report.surface import surface_out
 
 if TYPE_CHECKING:
     import subprocess
@@ -104,9 +104,9 @@ async def run_audit(
     | None = None,
 ) -> ConformanceReport:
     """Audit an open target. ``deadline`` (absolute) overrides ``options.overall_timeout``;
-    ``secrets`` are scrubbed from the report (``core/redact.py``). ``canary`` (name, value) is the
+    ``secrets`` are scrubbed from the report (``report/redact.py``). ``canary`` (name, value) is the
     variable planted in the target's environment; ``echo_secrets`` the (kind, value) credentials
-    mcprobe sent: both are looked for in every answer (``core/security_proofs.py``).
+    mcprobe sent: both are looked for in every answer (``core/security/proofs.py``).
     ``second_connection`` makes the checks that need a fresh connection to the same target
     (version negotiation, the other era), given the era of ``target``; it returns those checks
     and the eras the target speaks."""
@@ -242,7 +242,7 @@ async def audit_spec(
             target,
             fuzz=fuzz,
             options=options,
-            target_out=spec.describe(),
+            target_out=describe_target(spec),
             secrets=spec.secret_values(),
             progress=progress,
             deadline=deadline,
@@ -281,7 +281,7 @@ def spec_credentials(spec: TargetSpec) -> list[tuple[str, str]]:
 
 def scrub_report(report: ConformanceReport, secrets: tuple[str, ...]) -> ConformanceReport:
     """``report`` with the secrets scrubbed from the target's strings, field by field
-    (``core/redact.py``); ``markdown`` is dropped when there is anything to scrub (render it
+    (``report/redact.py``); ``markdown`` is dropped when there is anything to scrub (render it
     again from the result)."""
     return Redactor.of(secrets).report(report)
 

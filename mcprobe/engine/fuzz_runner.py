@@ -56,9 +56,15 @@ from dataclasses import dataclass, field, replace
 
 import anyio
 
+from mcprobe.core.calls.classify import classify_call, classify_unknown_tool_probe
+from mcprobe.core.calls.evidence import judge_controls
 from mcprobe.core.cases.generate import generate_cases
-from mcprobe.core.classify import classify_call, classify_unknown_tool_probe
-from mcprobe.core.evidence import judge_controls
+from mcprobe.core.cases.selection import (
+    DEFAULT_MAX_TOOLS,
+    UNKNOWN_REQUESTED,
+    select_tools,
+    unknown_tool_name,
+)
 from mcprobe.core.model import (
     JSON,
     Case,
@@ -72,12 +78,6 @@ from mcprobe.core.model import (
     RestartAttempt,
     SkippedTool,
     TargetDeath,
-)
-from mcprobe.core.selection import (
-    DEFAULT_MAX_TOOLS,
-    UNKNOWN_REQUESTED,
-    select_tools,
-    unknown_tool_name,
 )
 from mcprobe.core.target_protocol import RestartableTarget, Target
 

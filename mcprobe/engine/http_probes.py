@@ -18,8 +18,9 @@ from mcp_types import (
     PROTOCOL_VERSION_META_KEY,
 )
 
-from mcprobe.core.checks import CheckResult, Verdict, check_result
-from mcprobe.core.http_checks import (
+from mcprobe.client.http_probe import HttpExchange, is_loopback_url, open_exchange
+from mcprobe.core.checks.catalogue import CheckResult, Verdict, check_result
+from mcprobe.core.checks.http import (
     FOREIGN_HOST,
     FOREIGN_ORIGIN,
     judge_content_type,
@@ -31,7 +32,6 @@ from mcprobe.core.http_checks import (
 )
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.core.version import __version__
-from mcprobe.target.http_probe import HttpExchange, is_loopback_url, open_exchange
 
 __all__ = ["run_http_probes"]
 

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from mcprobe.core.checks import CheckResult
-from mcprobe.core.model import JSON, CaseKind, CaseResult, FuzzRun, Outcome
-from mcprobe.core.progress import (
+from mcprobe.core.checks.catalogue import CheckResult
+from mcprobe.core.checks.progress import (
     CancelObservation,
     EventKind,
     ProgressTrace,
@@ -23,6 +22,7 @@ from mcprobe.core.progress import (
     judge_progress,
     judge_progress_total,
 )
+from mcprobe.core.model import JSON, CaseKind, CaseResult, FuzzRun, Outcome
 
 __all__ = ["SLOW_MS", "progress_checks", "traces_so_far"]
 

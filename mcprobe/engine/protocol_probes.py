@@ -16,13 +16,10 @@ from typing import Any
 from mcp_types import PROTOCOL_VERSION_META_KEY
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from mcprobe.core.answers import describe, request_text
-from mcprobe.core.checks import CheckResult, SurfaceRun, Verdict, check_result
-from mcprobe.core.errors import ConnectFailed
-from mcprobe.core.lint.security_text import ModelText
-from mcprobe.core.lint.surface_security import LISTING_KINDS, content_texts, listing_texts
-from mcprobe.core.model import JSON, Finding, RawCall, RawKind
-from mcprobe.core.prompts import (
+from mcprobe.client.connection import open_target
+from mcprobe.core.calls.answers import describe, request_text
+from mcprobe.core.checks.catalogue import CheckResult, SurfaceRun, Verdict, check_result
+from mcprobe.core.checks.prompts import (
     ARGUMENT_VALUE,
     PromptRef,
     absent_prompt_name,
@@ -32,7 +29,7 @@ from mcprobe.core.prompts import (
     lint_prompts,
     prompt_refs,
 )
-from mcprobe.core.protocol import (
+from mcprobe.core.checks.protocol import (
     INVALID_CURSOR,
     UNKNOWN_METHOD,
     UNKNOWN_VERSION,
@@ -46,7 +43,7 @@ from mcprobe.core.protocol import (
     judge_unsupported_version,
     judge_version_negotiation,
 )
-from mcprobe.core.resources import (
+from mcprobe.core.checks.resources import (
     absent_uri,
     expand_template,
     judge_not_found,
@@ -57,10 +54,13 @@ from mcprobe.core.resources import (
     readable_resources,
     template_variables,
 )
+from mcprobe.core.errors import ConnectFailed
+from mcprobe.core.lint.security_text import ModelText
+from mcprobe.core.lint.surface_security import LISTING_KINDS, content_texts, listing_texts
+from mcprobe.core.model import JSON, Finding, RawCall, RawKind
 from mcprobe.core.target_protocol import RequestTarget
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.http_probes import run_http_probes
-from mcprobe.target.connection import open_target
 
 __all__ = [
     "MAX_PROMPTS",

@@ -1,21 +1,21 @@
 """A thin ``Target`` wrapper that keeps the full text of every answer the fuzz runner gets, so the
-behavioural security proofs (``core/security_proofs.py``) can look for the canary and echoed
+behavioural security proofs (``core/security/proofs.py``) can look for the canary and echoed
 secrets in whole answers, not in the report's short excerpts. Everything else is delegated;
 ``restart`` only when the wrapped target has it (``RestartableTarget`` is checked at runtime).
 
 ``relisting_findings`` is the rug-pull hook: the second ``tools/list``, diffed by
-``core/rug_pull.py``."""
+``core/security/rug_pull.py``."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from mcprobe.client.connection import TOOLS_LIST_CHANGED
 from mcprobe.core.model import JSON, CaseResult, Finding, RawCall, ServerSnapshot
-from mcprobe.core.rug_pull import definition_findings, list_changed_findings
-from mcprobe.core.security_proofs import Observation
+from mcprobe.core.security.proofs import Observation
+from mcprobe.core.security.rug_pull import definition_findings, list_changed_findings
 from mcprobe.core.target_protocol import RelistableTarget, Target
-from mcprobe.target.connection import TOOLS_LIST_CHANGED
 
 __all__ = ["WatchedTarget", "observations", "relisting_findings"]
 

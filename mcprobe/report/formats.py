@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from mcprobe.core.report_model import ConformanceReport
+    from mcprobe.report.model import ConformanceReport
 
 __all__ = [
     "FORMATS",
@@ -52,32 +52,32 @@ class OutputFormat:
 
 
 def _markdown(report: ConformanceReport, _: RenderOptions) -> str:
-    from mcprobe.report.markdown import render_markdown
+    from mcprobe.report.render.markdown import render_markdown
 
     text = render_markdown(report)
     return text if text.endswith("\n") else text + "\n"
 
 
 def _json(report: ConformanceReport, _: RenderOptions) -> str:
-    from mcprobe.report.json_report import render_json
+    from mcprobe.report.render.json_report import render_json
 
     return render_json(report)
 
 
 def _sarif(report: ConformanceReport, options: RenderOptions) -> str:
-    from mcprobe.report.sarif import render_sarif
+    from mcprobe.report.render.sarif import render_sarif
 
     return render_sarif(report, artifact_uri=options.sarif_artifact)
 
 
 def _junit(report: ConformanceReport, _: RenderOptions) -> str:
-    from mcprobe.report.junit import render_junit
+    from mcprobe.report.render.junit import render_junit
 
     return render_junit(report)
 
 
 def _html(report: ConformanceReport, _: RenderOptions) -> str:
-    from mcprobe.report.html import render_html
+    from mcprobe.report.render.html import render_html
 
     return render_html(report)
 

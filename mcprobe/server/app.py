@@ -29,15 +29,13 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from pydantic import BaseModel, ValidationError
 
+from mcprobe.client.canary import with_canary
+from mcprobe.core.cases.selection import DEFAULT_MAX_TOOLS
 from mcprobe.core.cases.user_examples import normalise_examples
 from mcprobe.core.client_capabilities import ClientCapability
 from mcprobe.core.errors import McprobeError, UsageError
 from mcprobe.core.model import ServerSnapshot
-from mcprobe.core.pinning import lock_of, parse_lock
-from mcprobe.core.report_model import ConformanceReport, FuzzSummaryOut, ServerOut
-from mcprobe.core.report_summary import summary_report
-from mcprobe.core.safe_json import safe_text, safe_value
-from mcprobe.core.selection import DEFAULT_MAX_TOOLS
+from mcprobe.core.schema.safe_json import safe_text, safe_value
 from mcprobe.core.target_protocol import RequestTarget
 from mcprobe.core.target_spec import (
     DEFAULT_CALL_TIMEOUT,
@@ -49,7 +47,10 @@ from mcprobe.core.version import __version__
 from mcprobe.engine.audit import AuditOptions, run_audit, spec_credentials
 from mcprobe.engine.fuzz_runner import ProgressCallback
 from mcprobe.report.formats import RenderOptions, output_format
-from mcprobe.report.markdown import render_markdown
+from mcprobe.report.model import ConformanceReport, FuzzSummaryOut, ServerOut, describe_target
+from mcprobe.report.pinning import lock_of, parse_lock
+from mcprobe.report.render.markdown import render_markdown
+from mcprobe.report.summary import summary_report
 from mcprobe.server.models import (
     ConnectInput,
     ConnectionInput,
@@ -66,7 +67,6 @@ from mcprobe.server.models import (
 )
 from mcprobe.server.redaction import SERVER_RULES, server_redactor
 from mcprobe.server.registry import Connection, ConnectionRegistry
-from mcprobe.target.canary import with_canary
 
 __all__ = ["INSTRUCTIONS", "TOOLS", "build_server", "main", "serve_stdio"]
 
@@ -427,7 +427,7 @@ async def _audit(
         fuzz=fuzz,
         options=options,
         connection_id=connection.id,
-        target_out=connection.spec.describe(),
+        target_out=describe_target(connection.spec),
         secrets=connection.spec.secret_values(),
         progress=progress,
         canary=connection.spec.canary(),

@@ -12,7 +12,9 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field
 
 from mcprobe.core.client_capabilities import ClientCapability
-from mcprobe.core.report_model import (
+from mcprobe.core.target_spec import ProtocolChoice, Transport
+from mcprobe.report.formats import ReportFormat
+from mcprobe.report.model import (
     CoverageOut,
     FindingOut,
     FuzzResultOut,
@@ -21,8 +23,6 @@ from mcprobe.core.report_model import (
     TargetDeathOut,
     WireModel,
 )
-from mcprobe.core.target_spec import ProtocolChoice, Transport
-from mcprobe.report.formats import ReportFormat
 
 
 def _connection_id() -> Any:

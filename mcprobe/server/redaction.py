@@ -1,4 +1,4 @@
-"""Secrets out of the six tools' results, field by field (``core/redact.py``).
+"""Secrets out of the six tools' results, field by field (``report/redact.py``).
 
 Each tool's structured result is scrubbed as data: the target's strings (server identity,
 capabilities, raw tool/resource/prompt definitions, everything inside the report) lose every
@@ -15,7 +15,7 @@ from functools import cache
 
 from pydantic import BaseModel
 
-from mcprobe.core.redact import Redactor, Rules, core_vocabulary
+from mcprobe.report.redact import Redactor, Rules, core_vocabulary
 from mcprobe.server.models import (
     ConnectOutput,
     DisconnectOutput,

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 import anyio
 import anyio.abc
 
+from mcprobe.client.connection import TargetConnection, open_target
 from mcprobe.core.errors import UnknownConnection
 from mcprobe.core.target_spec import TargetSpec
-from mcprobe.target.connection import TargetConnection, open_target
 
 __all__ = ["DISCONNECT_WAIT", "Connection", "ConnectionRegistry"]
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from mcprobe.core.cases.generate import EXTRA_GARBAGE_KEY, MAX_CASES, generate_cases
 from mcprobe.core.model import CaseKind, ToolCases
-from mcprobe.core.schema_dialect import is_valid
+from mcprobe.core.schema.dialect import is_valid
 from tests.support.paths import REPO_ROOT
 
 

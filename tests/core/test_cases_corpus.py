@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from mcprobe.core.cases.generate import MAX_CASES, generate_cases
 from mcprobe.core.model import CaseKind, ToolCases
-from mcprobe.core.schema_dialect import is_valid
+from mcprobe.core.schema.dialect import is_valid
 from tests.support.schema_corpus import CORPUS, CorpusTool
 
 _KIND_ORDER = {kind: i for i, kind in enumerate(CaseKind)}

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcprobe.core.classify import (
+from mcprobe.core.calls.classify import (
     _LEAK_PATTERNS,
     _MAX_DEPTH,
     _strings,

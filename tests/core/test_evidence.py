@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mcprobe.core.classify import classify_call, classify_unknown_tool_probe
-from mcprobe.core.evidence import (
+from mcprobe.core.calls.classify import classify_call, classify_unknown_tool_probe
+from mcprobe.core.calls.evidence import (
     environment_cause,
     evidence_notes,
     failure_text,
@@ -24,8 +24,8 @@ from mcprobe.core.model import (
     RawCall,
     RawKind,
 )
-from mcprobe.core.report_build import summarise_fuzz, to_result_out
 from mcprobe.core.verdicts import problem_keys
+from mcprobe.report.build import summarise_fuzz, to_result_out
 
 TOOL: JSON = {"name": "t", "inputSchema": {"type": "object"}}
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mcprobe.client.transports.http_cap import visible_lone_surrogates
+from mcprobe.core.calls.classify import classify_call
 from mcprobe.core.cases.generate import generate_cases
-from mcprobe.core.classify import classify_call
-from mcprobe.core.json_depth import (
+from mcprobe.core.model import Case, CaseKind, RawCall, RawKind
+from mcprobe.core.schema.dialect import instance_errors, schema_problems
+from mcprobe.core.schema.json_depth import (
     CLIPPED,
     MAX_JSON_DEPTH,
     clip,
@@ -15,11 +18,8 @@ from mcprobe.core.json_depth import (
     scan_bytes,
     too_deep,
 )
-from mcprobe.core.model import Case, CaseKind, RawCall, RawKind
-from mcprobe.core.report_model import ServerOut
-from mcprobe.core.safe_json import safe_text, safe_value
-from mcprobe.core.schema_dialect import instance_errors, schema_problems
-from mcprobe.target.transports.http_cap import visible_lone_surrogates
+from mcprobe.core.schema.safe_json import safe_text, safe_value
+from mcprobe.report.model import ServerOut
 
 
 def nested(depth: int, leaf: Any = 1) -> Any:

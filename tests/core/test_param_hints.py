@@ -10,7 +10,7 @@ import pytest
 from mcprobe.core.cases.generate import generate_cases
 from mcprobe.core.cases.param_hints import NAME_HINTS, hinted_values
 from mcprobe.core.model import JSON, CaseKind
-from mcprobe.core.schema_dialect import is_valid
+from mcprobe.core.schema.dialect import is_valid
 
 
 def valid_arguments(properties: dict[str, Any], required: list[str]) -> JSON:

@@ -1,11 +1,11 @@
-"""The rug-pull diff (core/rug_pull.py), pure: two listings in, findings out."""
+"""The rug-pull diff (core/security/rug_pull.py), pure: two listings in, findings out."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from mcprobe.core.model import ServerSnapshot
-from mcprobe.core.rug_pull import definition_findings, field_diff, list_changed_findings
+from mcprobe.core.security.rug_pull import definition_findings, field_diff, list_changed_findings
 from tests.support.builders import snapshot
 
 

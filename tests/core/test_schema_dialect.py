@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcprobe.core import schema_dialect
-from mcprobe.core.schema_dialect import (
+from mcprobe.core.schema import dialect as schema_dialect
+from mcprobe.core.schema.dialect import (
     FLAT_2020_12_META_SCHEMA,
     TIED_2020_12_META_SCHEMA,
     SchemaProblem,

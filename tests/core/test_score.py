@@ -7,6 +7,14 @@ from typing import Any
 
 import pytest
 
+from mcprobe.core.cases.selection import (
+    NEEDS_DESTRUCTIVE,
+    NEEDS_WRITES,
+    NOT_REQUESTED,
+)
+from mcprobe.core.cases.selection import (
+    UNKNOWN_REQUESTED as UNKNOWN,
+)
 from mcprobe.core.model import (
     CaseKind,
     CaseResult,
@@ -20,15 +28,7 @@ from mcprobe.core.model import (
     SkippedTool,
     ToolCases,
 )
-from mcprobe.core.score import grade_for, round_half_up, score_server
-from mcprobe.core.selection import (
-    NEEDS_DESTRUCTIVE,
-    NEEDS_WRITES,
-    NOT_REQUESTED,
-)
-from mcprobe.core.selection import (
-    UNKNOWN_REQUESTED as UNKNOWN,
-)
+from mcprobe.core.score.dimensions import grade_for, round_half_up, score_server
 from mcprobe.core.verdicts import VERDICTS_BY_KEY, deduction_fix, deduction_reason
 from tests.support import builders
 from tests.support.synthetic_audits import clean_audit

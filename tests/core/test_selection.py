@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcprobe.core.model import JSON
-from mcprobe.core.selection import (
+from mcprobe.core.cases.selection import (
     NEEDS_DESTRUCTIVE,
     NEEDS_WRITES,
     ConsentLevel,
@@ -14,6 +13,7 @@ from mcprobe.core.selection import (
     select_tools,
     unknown_tool_name,
 )
+from mcprobe.core.model import JSON
 from tests.support import builders
 
 

@@ -9,9 +9,10 @@ import anyio
 import pytest
 
 import mcprobe
-from mcprobe.cli import parse_audit
+from mcprobe.cli.commands import parse_audit
 from mcprobe.core.errors import UsageError
 from mcprobe.core.target_spec import TargetSpec, scrub, target_spec
+from mcprobe.report.model import describe_target
 from mcprobe.server.app import spec_from_input
 from mcprobe.server.models import ConnectInput
 
@@ -23,7 +24,7 @@ def test_describe_names_env_and_headers_but_never_their_values() -> None:
         headers={"X-Api-Key": "hdr-secret-1"},
         bearer="bearer-secret-2",
     )
-    described = spec.describe().model_dump_json()
+    described = describe_target(spec).model_dump_json()
     assert "X-Api-Key" in described
     assert "hdr-secret-1" not in described and "bearer-secret-2" not in described
     assert "hdr-secret-1" not in repr(spec) and "bearer-secret-2" not in repr(spec)
@@ -32,7 +33,7 @@ def test_describe_names_env_and_headers_but_never_their_values() -> None:
 def test_url_passwords_and_query_values_are_secrets_and_are_redacted() -> None:
     spec = TargetSpec("http", url="https://user:pw-secret-3@example.test/mcp?key=query-secret-4")
     assert set(spec.secret_values()) == {"pw-secret-3", "query-secret-4"}
-    url = spec.describe().url or ""
+    url = describe_target(spec).url or ""
     assert "pw-secret-3" not in url and "query-secret-4" not in url
     assert url.startswith("https://user:[redacted]@example.test/mcp?key=")
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 
-from mcprobe.core.report_build import derive_verdicts
-from mcprobe.core.report_model import FixPlanOut
 from mcprobe.core.verdicts import CRITICAL_KEYS, VERDICTS, VERDICTS_BY_KEY, verdict
-from mcprobe.report.junit import render_junit
-from mcprobe.report.markdown import CLEAN
-from mcprobe.report.sarif import BEHAVIOUR_RULES, render_sarif
-from tests.core.test_report_build import build
+from mcprobe.report.build import derive_verdicts
+from mcprobe.report.model import FixPlanOut
+from mcprobe.report.render.junit import render_junit
+from mcprobe.report.render.markdown import CLEAN
+from mcprobe.report.render.sarif import BEHAVIOUR_RULES, render_sarif
 from tests.report.test_render_markdown import fix_lines
+from tests.report.test_report_build import build
 from tests.support.report_samples import sample_report
 from tests.support.synthetic_audits import died_audit, flawed_audit
 

@@ -8,9 +8,9 @@ import anyio
 import pytest
 
 from mcprobe.core.model import JSON, Finding, Location, RawCall, Severity
-from mcprobe.core.report_model import TargetOut
 from mcprobe.engine.audit import AuditOptions, run_audit
-from mcprobe.report.markdown import render_markdown
+from mcprobe.report.model import TargetOut
+from mcprobe.report.render.markdown import render_markdown
 from tests.support.fake_target import FakeTarget, int_tool, ok_text, snapshot_of, tool_error
 
 pytestmark = pytest.mark.anyio

@@ -14,7 +14,7 @@ import anyio
 import pytest
 
 from mcprobe import audit_stdio
-from mcprobe.core.selection import NEEDS_DESTRUCTIVE, NEEDS_WRITES
+from mcprobe.core.cases.selection import NEEDS_DESTRUCTIVE, NEEDS_WRITES
 from tests.targets import TARGETS_DIR
 
 pytestmark = pytest.mark.anyio

@@ -15,9 +15,9 @@ from pathlib import Path
 import anyio
 import pytest
 
+from mcprobe.client.connection import PROGRESS_CEILING, open_target
 from mcprobe.core.model import RawKind
 from mcprobe.core.target_spec import TargetSpec
-from mcprobe.target.connection import PROGRESS_CEILING, open_target
 from tests.targets import TARGETS_DIR
 
 pytestmark = pytest.mark.anyio

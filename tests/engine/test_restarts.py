@@ -10,7 +10,7 @@ import anyio
 import pytest
 
 from mcprobe import audit_stdio
-from mcprobe.core.report_model import ConformanceReport
+from mcprobe.report.model import ConformanceReport
 from tests.targets import TARGETS_DIR
 
 pytestmark = pytest.mark.anyio

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from mcprobe import ReportFormat, __version__, render_report
-from mcprobe.cli import (
+from mcprobe.cli.commands import (
     EXIT_CONNECT,
     EXIT_CRITICAL,
     EXIT_INTERNAL,
@@ -32,7 +32,7 @@ from mcprobe.cli import (
     run,
 )
 from mcprobe.core.errors import UsageError
-from mcprobe.core.report_model import ConformanceReport
+from mcprobe.report.model import ConformanceReport
 from tests.support.golden import check_golden
 from tests.support.http_demo import http_demo_target as running_http_demo
 from tests.support.paths import CLI_TARGET, GOLDEN, REPO_ROOT
@@ -266,7 +266,7 @@ def test_the_early_start_environment_is_the_sdks_default_environment(
 ) -> None:
     from mcp.client.stdio import get_default_environment
 
-    from mcprobe.cli import _default_environment
+    from mcprobe.cli.commands import _default_environment
 
     monkeypatch.setenv("TERM", "xterm")
     monkeypatch.setenv("SHELL", "() { evil; }")  # an exported shell function is never passed
@@ -278,7 +278,7 @@ def test_the_early_start_environment_is_the_sdks_default_environment(
 
 @pytest.mark.slow
 def test_the_target_started_early_is_the_one_audited(monkeypatch: pytest.MonkeyPatch) -> None:
-    import mcprobe.target.transports.stdio as stdio_transport
+    import mcprobe.client.transports.stdio as stdio_transport
 
     def no_second_start(*_: object, **__: object) -> None:
         raise AssertionError("the transport started a second target")
@@ -293,7 +293,7 @@ def test_the_target_started_early_is_the_one_audited(monkeypatch: pytest.MonkeyP
 def test_a_target_started_early_is_gone_with_its_child_when_interrupted_before_adoption(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import mcprobe.cli as cli
+    import mcprobe.cli.commands as cli
 
     pids_file = tmp_path / "pids"
     started: list[subprocess.Popen[bytes]] = []
@@ -353,7 +353,7 @@ def test_the_installed_command_flushes_the_whole_report_and_keeps_the_exit_code(
 
 
 def test_no_target_is_started_for_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    import mcprobe.cli as cli
+    import mcprobe.cli.commands as cli
 
     def never(args: cli._AuditArgs) -> None:
         raise AssertionError("a target was started for an invalid command line")

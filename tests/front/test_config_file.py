@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from mcprobe.cli import EXIT_OK, EXIT_SCORE, EXIT_USAGE, run
-from mcprobe.config_file import ConfigFileError, find_config_file, load
+from mcprobe.cli.commands import EXIT_OK, EXIT_SCORE, EXIT_USAGE, run
+from mcprobe.cli.config_file import ConfigFileError, find_config_file, load
+from mcprobe.core.lint.suppress import RuleOverride, apply_overrides
 from mcprobe.core.model import Finding, Location, Severity
-from mcprobe.core.suppress import RuleOverride, apply_overrides
 from tests.support.paths import CLI_TARGET
 
 PY = sys.executable

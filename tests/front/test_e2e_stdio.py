@@ -11,7 +11,7 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from mcprobe.demo_client import run_demo
+from demo_target.demo_client import run_demo
 from tests.support.paths import REPO_ROOT
 from tests.test_demo_golden import GOLDEN_JSON, as_json, normalise_canary, normalise_markdown
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from mcprobe.cli import EXIT_OK, EXIT_USAGE, run
+from mcprobe.cli.commands import EXIT_OK, EXIT_USAGE, run
 from mcprobe.core.cases.user_examples import checked_examples, normalise_examples
 from mcprobe.core.errors import UsageError
 from tests.support.paths import REPO_ROOT

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from mcprobe.cli import EXIT_OK, EXIT_USAGE, run
-from mcprobe.host_config import ConfigError, find_configs, read_config, strip_jsonc
+from mcprobe.cli.commands import EXIT_OK, EXIT_USAGE, run
+from mcprobe.cli.host_config import ConfigError, find_configs, read_config, strip_jsonc
 from tests.support.paths import CLI_TARGET, REPO_ROOT
 
 PY = sys.executable

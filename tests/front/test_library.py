@@ -15,7 +15,7 @@ import pytest
 
 import mcprobe
 from mcprobe.core.errors import ConnectFailed, UsageError
-from mcprobe.core.report_model import SCHEMA_VERSION, ConformanceReport
+from mcprobe.report.model import SCHEMA_VERSION, ConformanceReport
 from tests.support.http_demo import http_demo_target
 from tests.support.paths import CLI_TARGET, REPO_ROOT
 from tests.support.report_samples import sample_report

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from mcprobe import cli
+from mcprobe.cli import commands as cli
 from mcprobe.core.errors import UsageError
-from mcprobe.core.pinning import lock_of, parse_lock
+from mcprobe.report.pinning import lock_of, parse_lock
 from tests.support.builders import snapshot
 from tests.targets import POISONED
 

@@ -86,7 +86,7 @@ def test_a_signal_mid_audit_kills_the_target_and_exits_with_128_plus_the_signal(
 
 
 def test_without_a_signal_the_audit_exits_normally_and_the_handlers_are_restored() -> None:
-    from mcprobe import termination
+    from mcprobe.cli import termination
 
     before = signal.getsignal(signal.SIGTERM)
     with termination.like_interrupt():

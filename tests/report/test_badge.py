@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from mcprobe.cli import run
-from mcprobe.report.badge import render_badge
+from mcprobe.cli.commands import run
+from mcprobe.report.render.badge import render_badge
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from mcprobe.report.escape import (
+from mcprobe.report.render.escape import (
     _fold,
     clean_text,
     code_span,

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from mcprobe.cli import run
-from mcprobe.core.report_model import (
+from mcprobe.cli.commands import run
+from mcprobe.report.model import (
     ConformanceReport,
     CoverageOut,
     DimensionOut,
@@ -25,7 +25,7 @@ from mcprobe.core.report_model import (
     LocationOut,
     ServerOut,
 )
-from mcprobe.report.html import render_html
+from mcprobe.report.render.html import render_html
 from tests.support.paths import CLI_TARGET
 
 PY = sys.executable

@@ -9,11 +9,11 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from mcprobe import render_report
-from mcprobe.audit_many import _Row, summary_table
-from mcprobe.core.report_model import ConformanceReport
-from mcprobe.report.badge import render_badge
-from mcprobe.report.step_summary import render_step_summary
-from mcprobe.report.terminal import render_terminal
+from mcprobe.cli.many import _Row, summary_table
+from mcprobe.report.model import ConformanceReport
+from mcprobe.report.render.badge import render_badge
+from mcprobe.report.render.step_summary import render_step_summary
+from mcprobe.report.render.terminal import render_terminal
 from tests.support.report_samples import sample_report
 
 REASON = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from mcprobe.report.junit import render_junit, xml_safe
+from mcprobe.report.render.junit import render_junit, xml_safe
 from tests.support.report_samples import HOSTILE, clean_report, sample_report
 
 

@@ -23,17 +23,17 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from mcprobe.core.model import Outcome
-from mcprobe.core.report_build import derive_verdicts
-from mcprobe.core.report_model import ConformanceReport, FuzzResultOut, SkippedToolOut
-from mcprobe.report.markdown import CLEAN, NO_CRITICAL, render_markdown
-from tests.core.test_fix_plan import (
+from mcprobe.report.build import derive_verdicts
+from mcprobe.report.model import ConformanceReport, FuzzResultOut, SkippedToolOut
+from mcprobe.report.render.markdown import CLEAN, NO_CRITICAL, render_markdown
+from tests.report.test_fix_plan import (
     EVERYTHING_TOOLS,
     audit,
     everything_report,
     server,
     time_server_report,
 )
-from tests.core.test_report_build import build
+from tests.report.test_report_build import build
 from tests.support.golden import check_golden
 from tests.support.paths import GOLDEN
 from tests.support.synthetic_audits import (

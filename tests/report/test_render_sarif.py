@@ -9,10 +9,10 @@ from typing import Any
 import jsonschema
 import pytest
 
-from mcprobe.core.checks import CHECKS
+from mcprobe.core.checks.catalogue import CHECKS
 from mcprobe.core.lint.registry import LINT_RULES
-from mcprobe.report.sarif import BEHAVIOUR_RULES, render_sarif
-from mcprobe.report.sarif_surface import DRIFT_RULES
+from mcprobe.report.render.sarif import BEHAVIOUR_RULES, render_sarif
+from mcprobe.report.render.sarif_surface import DRIFT_RULES
 from tests.support.report_samples import clean_report, sample_report
 
 

@@ -11,12 +11,12 @@ from typing import Any
 import jsonschema
 import pytest
 
-from mcprobe.core.checks import CHECKS, Level
+from mcprobe.core.checks.catalogue import CHECKS, Level
 from mcprobe.core.verdicts import VERDICTS, verdict
-from mcprobe.report.junit import render_junit
-from mcprobe.report.sarif import render_sarif
-from tests.core.test_report_build import build
+from mcprobe.report.render.junit import render_junit
+from mcprobe.report.render.sarif import render_sarif
 from tests.report.test_render_markdown import fix_lines
+from tests.report.test_report_build import build
 from tests.support.report_samples import HOSTILE, sample_report, whole_server_report
 from tests.support.synthetic_audits import flawed_audit
 

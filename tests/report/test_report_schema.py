@@ -8,8 +8,8 @@ from typing import Any
 
 import jsonschema
 
-from mcprobe.core.report_model import SCHEMA_VERSION, ConformanceReport
-from mcprobe.report.json_report import render_json, report_schema_text
+from mcprobe.report.model import SCHEMA_VERSION, ConformanceReport
+from mcprobe.report.render.json_report import render_json, report_schema_text
 from tests.support.report_samples import clean_report, sample_report
 
 

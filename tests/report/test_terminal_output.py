@@ -12,8 +12,8 @@ import sys
 
 import pytest
 
-from mcprobe.core.report_model import ConformanceReport, DimensionOut, ServerOut
-from mcprobe.report.terminal import dimension_bar, render_terminal
+from mcprobe.report.model import ConformanceReport, DimensionOut, ServerOut
+from mcprobe.report.render.terminal import dimension_bar, render_terminal
 from tests.support.paths import CLI_TARGET
 
 PY = sys.executable

@@ -13,7 +13,7 @@ from mcprobe.core.errors import ConnectFailed, UnknownConnection
 from mcprobe.core.model import RawKind
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.server.registry import ConnectionRegistry
-from tests.target.test_target_client import group_gone
+from tests.client.test_target_client import group_gone
 from tests.targets import RAWSERVER
 
 pytestmark = pytest.mark.anyio

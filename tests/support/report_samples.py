@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcprobe.core.report_model import (
+from mcprobe.report.model import (
     ConformanceReport,
     CoverageOut,
     DimensionOut,
@@ -151,9 +151,9 @@ def whole_server_report() -> ConformanceReport:
     """``sample_report`` plus the server beyond its tools: a prompt finding, one resource,
     prompt, protocol and HTTP check of each verdict that matters (a hostile URI among them), and
     drift against a lock (added, changed, removed, and an identity change)."""
-    from mcprobe.core.checks import Verdict, check_result
-    from mcprobe.core.report_model import DriftOut, SurfaceOut, ToolDriftOut
-    from mcprobe.core.surface_report import check_out
+    from mcprobe.core.checks.catalogue import Verdict, check_result
+    from mcprobe.report.model import DriftOut, SurfaceOut, ToolDriftOut
+    from mcprobe.report.surface import check_out
 
     fail, passed = Verdict.FAIL, Verdict.PASS
     checks = [

@@ -85,8 +85,8 @@ from mcprobe.core.cases.values import (
     property_schema,
 )
 from mcprobe.core.model import JSON, Case, CaseKind, CaseSource, DroppedCase, ToolCases
-from mcprobe.core.schema_dialect import schema_problems, validator_class_for
-from mcprobe.core.schema_view import SchemaTooDeep, allowed_types, flatten
+from mcprobe.core.schema.dialect import schema_problems, validator_class_for
+from mcprobe.core.schema.view import SchemaTooDeep, allowed_types, flatten
 
 __all__ = [
     "EXTRA_GARBAGE_KEY",

@@ -28,7 +28,7 @@ from mcprobe.core.cases.values import (
     safe_search,
 )
 from mcprobe.core.model import JSON, CaseKind
-from mcprobe.core.schema_view import is_number, json_type
+from mcprobe.core.schema.view import is_number, json_type
 
 __all__ = ["CASE_KINDS", "CORE_KINDS", "FIELD_KINDS", "REMOVE", "CaseKindSpec", "FieldSite"]
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from mcprobe.core.cases.param_hints import hinted_values
 from mcprobe.core.model import JSON
-from mcprobe.core.schema_view import (
+from mcprobe.core.schema.view import (
     SchemaTooDeep,
     declared_types,
     flatten,

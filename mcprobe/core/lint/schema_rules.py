@@ -14,7 +14,7 @@ from urllib.parse import unquote
 
 from mcprobe.core.lint.rules import LintRule, ToolView, finding, json_kind, pointer, quote
 from mcprobe.core.model import Finding, Location, Severity
-from mcprobe.core.schema_dialect import schema_problems, validator_class_for
+from mcprobe.core.schema.dialect import schema_problems, validator_class_for
 
 _MAX_SCHEMA_PROBLEMS = 10  # per schema: a hostile schema must not flood the report
 _MAX_DEPTH = 16  # nested property levels walked by the param rules

@@ -1,0 +1,51 @@
+"""The exit codes of ``mcprobe``: one table, rendered into ``--help`` and checked against the
+README, ``docs/cli.md`` and the agent skill by ``tests/test_exit_codes.py``.
+
+Stdlib only (the CLI renders ``--help`` before any heavy import). ``cli/commands.py`` keeps its
+``EXIT_*`` constants; a test keeps them and this table equal, so a new code cannot go
+undocumented.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ExitCode:
+    code: int
+    meaning: str
+
+
+EXIT_CODES: tuple[ExitCode, ...] = (
+    ExitCode(0, "the audit completed and every gate passed (findings alone do not fail a run)"),
+    ExitCode(
+        1,
+        "usage error: bad option or value, no target or two, unwritable output, bad config, a "
+        "gate over a report that is not graded (no tool was called)",
+    ),
+    ExitCode(
+        2, "could not connect to the target (missing command, failed handshake, HTTP refusal)"
+    ),
+    ExitCode(3, "the overall score is below --fail-under (or was not measured)"),
+    ExitCode(4, "a critical behavioural issue was found and --fail-on-critical is set"),
+    ExitCode(5, "internal error of mcprobe itself (a bug; MCPROBE_DEBUG=1 shows the traceback)"),
+    ExitCode(6, "a tool definition drifted from --lock and --fail-on-drift is set"),
+    ExitCode(7, "something got worse than --baseline and --fail-on-regression is set"),
+    ExitCode(129, "stopped by SIGHUP: cleaned up like Ctrl-C (the target is shut down)"),
+    ExitCode(130, "interrupted (Ctrl-C)"),
+    ExitCode(143, "stopped by SIGTERM (a cancelled CI job): cleaned up like Ctrl-C"),
+)
+
+PRECEDENCE = (4, 6, 7, 3)
+"""When several gates fail, the exit code is the first of these that applies (the most specific
+signal); every failing gate's reason is printed."""
+
+
+def exit_code_table() -> str:
+    """The table as plain text for ``--help``."""
+    lines = ["exit codes:"]
+    lines += [f"  {entry.code:>3}  {entry.meaning}" for entry in EXIT_CODES]
+    order = ", ".join(str(code) for code in PRECEDENCE)
+    lines.append(f"  several gates failing: the first of {order} wins; every reason is printed")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,24 @@
+"""The canary: one random variable mcprobe adds to a stdio target's environment
+(``MCPROBE_CANARY_<random>=<random>``). It is not a secret and carries nothing real; if its value
+ever comes back in an answer, the server provably hands its environment to the model
+(``security.canary_leak``, detected by ``core/security/proofs.py``). The randomness lives here,
+in the I/O layer, so the pure core stays deterministic."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import replace
+
+from mcprobe.core.target_spec import CANARY_PREFIX, TargetSpec
+
+__all__ = ["with_canary"]
+
+
+def with_canary(spec: TargetSpec) -> TargetSpec:
+    """``spec`` with a fresh canary in its environment (stdio only; a spec that already has
+    one, or is not stdio, is returned unchanged)."""
+    if spec.transport != "stdio" or spec.canary() is not None:
+        return spec
+    name = CANARY_PREFIX + secrets.token_hex(4).upper()
+    value = "mcprobe-canary-" + secrets.token_hex(12)
+    return replace(spec, env={**spec.env, name: value})

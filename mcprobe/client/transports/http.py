@@ -1,0 +1,141 @@
+"""Streamable HTTP and legacy SSE transports, with the real HTTP status codes kept.
+
+The SDK collapses most HTTP failures into ``-32603 "Server returned an error response"``; an httpx2
+response hook records every ``(method, status, WWW-Authenticate)`` so connect errors can name the
+status ("HTTP 401 Unauthorized ...") and so ``transport="http"`` can tell a server that does not
+speak Streamable HTTP (404/405 on POST) and fall back to SSE. Header values and the bearer token
+travel only on the ``httpx2.AsyncClient``; nothing here puts them in a message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from typing import Any, Literal
+
+import httpx2
+from mcp.client.sse import sse_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.message import SessionMessage
+
+from mcprobe.client.streams import ReadStream, WriteStream
+from mcprobe.client.transports.http_cap import ACCEPT_ENCODING, CappedTransport
+from mcprobe.client.wire_events import OversizeReply
+
+__all__ = ["HttpLog", "HttpStatus", "open_http", "status_phrase"]
+
+HttpKind = Literal["http", "sse"]  # Streamable HTTP, or the legacy HTTP+SSE transport
+
+_SSE_READ_TIMEOUT = 300.0
+
+
+@dataclass(frozen=True)
+class HttpStatus:
+    method: str
+    status: int
+    auth_scheme: str | None  # the scheme word of WWW-Authenticate only, never its parameters
+    location: str | None = None  # where a 3xx pointed
+
+
+@dataclass
+class HttpLog:
+    """Every HTTP response status seen on one connection attempt, in order."""
+
+    statuses: list[HttpStatus] = field(default_factory=list)
+    on_oversize: Callable[[OversizeReply], None] | None = None
+    """Set by the connection once its session exists: hears of every body cut at the cap."""
+
+    def oversize(self, event: OversizeReply) -> None:
+        if self.on_oversize is not None:
+            self.on_oversize(event)
+
+    async def hook(self, response: httpx2.Response) -> None:
+        challenge = response.headers.get("www-authenticate")
+        scheme = challenge.split(None, 1)[0][:40] if challenge and challenge.strip() else None
+        location = response.headers.get("location") if 300 <= response.status_code < 400 else None
+        self.statuses.append(
+            HttpStatus(response.request.method, response.status_code, scheme, location)
+        )
+
+    def first_failure(self) -> HttpStatus | None:
+        return next((s for s in self.statuses if s.status >= 400), None)
+
+    def last_redirect(self) -> HttpStatus | None:
+        return next((s for s in reversed(self.statuses) if 300 <= s.status < 400), None)
+
+    def rejects_streamable(self) -> bool:
+        """The server answered our POST with 404 or 405: it does not speak
+        Streamable HTTP at this URL (the fallback to legacy SSE is worth a try)."""
+        failure = self.first_failure()
+        return failure is not None and failure.method == "POST" and failure.status in (404, 405)
+
+
+def status_phrase(status: int) -> str:
+    try:
+        return f"{status} {HTTPStatus(status).phrase}"
+    except ValueError:
+        return str(status)
+
+
+def _headers(spec_headers: dict[str, str], bearer: str | None) -> dict[str, str]:
+    # Only the codings http_cap decodes itself (streamed, capped on the decoded size).
+    headers = {"Accept-Encoding": ACCEPT_ENCODING, **spec_headers}
+    if bearer:
+        headers["Authorization"] = f"Bearer {bearer}"
+    return headers
+
+
+@asynccontextmanager
+async def open_http(
+    kind: HttpKind,
+    url: str,
+    *,
+    headers: dict[str, str],
+    bearer: str | None,
+    http_timeout: float,
+    log: HttpLog,
+    max_response_bytes: int,
+) -> AsyncIterator[tuple[ReadStream[SessionMessage | Exception], WriteStream[SessionMessage]]]:
+    """Open one HTTP transport. ``http_timeout`` bounds each HTTP operation (connect, write, pool);
+    the overall connect deadline is the caller's cancel scope. Every response body is capped at
+    ``max_response_bytes`` after decompression (``http_cap``)."""
+    all_headers = _headers(headers, bearer)
+    hooks: dict[str, list[Any]] = {"response": [log.hook]}
+
+    def capped() -> CappedTransport:
+        transport = CappedTransport(httpx2.AsyncHTTPTransport(), max_response_bytes)
+        transport.report = log.oversize
+        return transport
+
+    if kind == "http":
+        async with (
+            httpx2.AsyncClient(
+                headers=all_headers,
+                timeout=httpx2.Timeout(http_timeout, read=_SSE_READ_TIMEOUT),
+                event_hooks=hooks,
+                transport=capped(),
+            ) as http,
+            streamable_http_client(url, http_client=http, terminate_on_close=True) as (read, write),
+        ):
+            yield read, write
+        return
+
+    def factory(
+        headers: dict[str, str] | None = None,
+        timeout: httpx2.Timeout | None = None,
+        auth: httpx2.Auth | None = None,
+    ) -> httpx2.AsyncClient:
+        return httpx2.AsyncClient(
+            headers=headers, timeout=timeout, auth=auth, event_hooks=hooks, transport=capped()
+        )
+
+    async with sse_client(
+        url,
+        headers=all_headers,
+        timeout=http_timeout,
+        sse_read_timeout=_SSE_READ_TIMEOUT,
+        httpx_client_factory=factory,
+    ) as (read, write):
+        yield read, write

@@ -1,0 +1,441 @@
+"""Turn one call's raw observation into an outcome and flags (SPEC §5).
+
+Pure: no I/O, no clock. Everything read here came from the target and is untrusted: it may have
+any shape, so every access is defensive and nothing here raises for what a target sends.
+
+Decisions where the spec is silent:
+
+- A ``RESULT`` that breaks the MCP ``CallToolResult`` schema of the negotiated version (not an
+  object, ``content`` missing or not a list, a malformed content item, ``isError`` not a boolean,
+  ``structuredContent`` not an object from 2025-06-18 on; ``core.result_shape``) is a protocol
+  violation: ``protocolError`` with no error code and an "invalid result" note. It is neither a
+  clean success nor a clean rejection (a conforming client cannot read it), and the session goes
+  on, so later cases still run.
+- Usable content for ``emptySuccess``: non-blank text, a non-null ``structuredContent``, or a
+  well-formed non-text item (image/audio with data, an embedded resource, a resource link), so
+  an image tool is not called "empty".
+- ``outputSchemaViolation``: a declared ``outputSchema`` obliges ``structuredContent`` even when
+  the schema itself is not a valid JSON Schema; the content is then not validated and the note
+  says why.
+- ``leak`` looks only at error text (``toolError`` text content; JSON-RPC error message and every
+  string inside ``data``). Strings that mcprobe itself sent as arguments are removed first, so a
+  server echoing our input back is not blamed. A framework's standard validation summary such as
+  pydantic's ``1 validation error for divideArguments`` is not a leak by itself: it names the
+  generated arguments model, not an internal failure.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+from mcprobe.core.calls.evidence import environment_cause, failure_text
+from mcprobe.core.calls.result_shape import describe, result_shape_problems
+from mcprobe.core.model import JSON, Case, CaseKind, CaseResult, Outcome, RawCall, RawKind
+from mcprobe.core.schema.dialect import instance_errors, schema_problems
+from mcprobe.core.schema.json_depth import clip
+
+__all__ = ["MESSAGE_LIMIT", "classify_call", "classify_unknown_tool_probe", "excerpt", "leak_kind"]
+
+MESSAGE_LIMIT = 200
+_SCAN_LIMIT = 100_000  # characters of error text scanned for leaks (responses are capped anyway)
+_MAX_DEPTH = 20  # nesting depth followed when collecting strings from untrusted JSON
+_MIN_ECHO = 4  # argument strings at least this long are removed before leak scanning
+
+INTERNAL_ERROR = -32603
+
+# --------------------------------------------------------------------------- leak detection
+
+# ``leak`` means internals, not information: a traceback, a stack frame, a source file with a
+# line number, an install directory of packages, or a fully qualified (Java-style) exception
+# class. A data path the user needs (an allowed directory, a resolved argument path, an install
+# hint) and a bare exception class name (``ValueError: bad input``, how many servers phrase a
+# refusal) are not internals and are not flagged.
+_SOURCE_EXT = r"(?:py|pyw|m?js|cjs|tsx?|jsx|java|kt|rb|go|rs|php|cs|cpp|cc|c|h)"
+
+_LEAK_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("a Python traceback", re.compile(r"Traceback \(most recent call last\)")),
+    ("a Python stack frame", re.compile(r"File \"[^\"\n]{1,300}\", line \d+|\.py\"?, line \d+")),
+    (
+        "a JavaScript stack frame",
+        re.compile(r"(?:\.(?:m?js|cjs|tsx?|jsx)|node:internal/[\w/]{1,200}):\d+:\d+"),
+    ),
+    (
+        "a Java stack frame",
+        re.compile(r"\bat [\w$.]{1,300}\([\w$]{1,100}\.(?:java|kt|scala):\d+\)"),
+    ),
+    (
+        "a Java exception class",
+        re.compile(
+            r"\b(?:java|javax|jakarta|kotlin|scala|org|com)\.[\w.$]{0,200}(?:Exception|Error)\b"
+        ),
+    ),
+    (
+        "a qualified exception class name",
+        re.compile(
+            r"\b[a-z_][a-z0-9_]{0,100}(?:\.[a-z_][a-z0-9_]{0,100}){0,10}\.[A-Z]\w{0,100}(?:Error|Exception)\b"
+        ),
+    ),
+    (
+        "a source file path with a line number",
+        re.compile(r"[/\\][\w.@+-]{1,200}\." + _SOURCE_EXT + r":\d+\b"),
+    ),
+    ("a package directory path", re.compile(r"(?:site-packages|dist-packages|node_modules)[/\\]")),
+)
+
+
+# One pass that matches wherever any leak pattern matches: most error texts are clean, and one
+# search costs less than eleven. Which label applies is still decided in ``_LEAK_PATTERNS`` order.
+_ANY_LEAK = re.compile("|".join(f"(?:{pattern.pattern})" for _, pattern in _LEAK_PATTERNS))
+
+
+def leak_kind(text: str, sent: JSON = None) -> str | None:
+    """What internal detail ``text`` leaks (e.g. "a Python traceback"), or None.
+
+    Strings that occur in ``sent`` (the arguments mcprobe sent) are removed from the text first,
+    so an error that merely echoes our own input is not a leak.
+    """
+    scanned = text[:_SCAN_LIMIT]
+    if len(scanned) >= _MIN_ECHO:  # else no string of ours is long enough to be removed
+        echoes = {s for s in _strings(sent) if len(s) >= _MIN_ECHO}
+        for echoed in sorted(echoes, key=len, reverse=True):
+            scanned = scanned.replace(echoed, " ")
+    if _ANY_LEAK.search(scanned) is None:
+        return None
+    for label, pattern in _LEAK_PATTERNS:
+        if pattern.search(scanned):
+            return label
+    return None
+
+
+# --------------------------------------------------------------------------- text helpers
+
+
+def excerpt(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    """``text`` with whitespace collapsed, control/format characters removed, at most ``limit``
+    characters (an ellipsis marks a cut)."""
+    collapsed = " ".join(text[: limit * 20].split())
+    if collapsed.isascii() and collapsed.isprintable():  # no control characters to drop
+        cleaned = collapsed
+    else:
+        # Control and format characters go; lone surrogates (Cs) stay, so the report can show
+        # them as escapes (``safe_json``) instead of silently dropping half an emoji.
+        cleaned = "".join(ch for ch in collapsed if _kept(unicodedata.category(ch)))
+    if len(cleaned) <= limit:
+        return cleaned
+    return cleaned[: limit - 1].rstrip() + "…"
+
+
+def _kept(category: str) -> bool:
+    return category[0] != "C" or category == "Cs"
+
+
+def _strings(value: JSON) -> list[str]:
+    """Every string inside an untrusted JSON value (keys included), depth-bounded, in document
+    order."""
+    found: list[str] = []
+    _collect_strings(value, 0, found)
+    return found
+
+
+def _collect_strings(value: JSON, depth: int, found: list[str]) -> None:
+    """Append the strings of ``value`` (at nesting ``depth``, at most ``_MAX_DEPTH``)."""
+    if isinstance(value, str):
+        found.append(value)
+        return
+    deeper = depth + 1 <= _MAX_DEPTH
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str):
+                found.append(key)
+            if not deeper:
+                continue
+            if isinstance(item, str):
+                found.append(item)
+            elif isinstance(item, dict | list | tuple):
+                _collect_strings(item, depth + 1, found)
+    elif isinstance(value, list | tuple) and deeper:
+        for item in value:
+            if isinstance(item, str):
+                found.append(item)
+            elif isinstance(item, dict | list | tuple):
+                _collect_strings(item, depth + 1, found)
+
+
+@dataclass(frozen=True)
+class _Content:
+    """What a ``tools/call`` result carries, read defensively."""
+
+    text: str
+    has_usable: bool
+    has_structured: bool
+    structured: JSON
+    is_error: bool
+    problems: tuple[str, ...]
+
+
+def _usable_non_text(item: dict[str, JSON]) -> bool:
+    kind = item.get("type")
+    if kind in ("image", "audio"):
+        data = item.get("data")
+        return isinstance(data, str) and bool(data)
+    if kind == "resource":
+        return isinstance(item.get("resource"), dict)
+    if kind == "resource_link":
+        uri = item.get("uri")
+        return isinstance(uri, str) and bool(uri)
+    return False
+
+
+def _read_result(result: JSON) -> _Content:
+    if not isinstance(result, dict):
+        return _Content("", False, False, None, False, ("the result is not a JSON object",))
+    problems: list[str] = []
+    texts: list[str] = []
+    usable = False
+    content = result.get("content")
+    if "content" not in result:
+        problems.append("the result has no `content` list")
+    elif not isinstance(content, list):
+        problems.append("`content` is not a list")
+    else:
+        odd = 0
+        for item in content:
+            if not isinstance(item, dict):
+                odd += 1
+            elif item.get("type") == "text":
+                text = item.get("text")
+                if isinstance(text, str):
+                    texts.append(text)
+                    usable = usable or bool(text.strip())
+                else:
+                    odd += 1
+            elif _usable_non_text(item):
+                usable = True
+        if odd:
+            problems.append(f"{odd} `content` item(s) are malformed")
+    raw_error = result.get("isError")
+    if raw_error is not None and not isinstance(raw_error, bool):
+        problems.append(
+            f"`isError` is a {type(raw_error).__name__}, not a boolean; treated as not an error"
+        )
+    structured = result.get("structuredContent")
+    has_structured = structured is not None
+    return _Content(
+        text="\n".join(texts),
+        has_usable=usable or has_structured,
+        has_structured=has_structured,
+        structured=structured,
+        is_error=raw_error is True,
+        problems=tuple(problems),
+    )
+
+
+def _output_schema_check(tool: JSON, content: _Content) -> tuple[bool, str | None]:
+    """(violation, note) for a successful valid call of ``tool``."""
+    if not isinstance(tool, dict) or tool.get("outputSchema") is None:
+        return False, None
+    schema = tool["outputSchema"]
+    if not content.has_structured:
+        return True, "the tool declares an `outputSchema` but returned no `structuredContent`"
+    problems = schema_problems(schema)
+    if problems:
+        return False, (
+            "`outputSchema` is not a valid JSON Schema "
+            f"({excerpt(problems[0].message, 120)}); `structuredContent` not checked"
+        )
+    errors = instance_errors(schema, content.structured)
+    if errors:
+        return True, "`structuredContent` violates `outputSchema`: " + excerpt(errors[0], 150)
+    return False, None
+
+
+def _rendered(value: JSON) -> str:
+    return "\n".join(_strings(value))
+
+
+# --------------------------------------------------------------------------- classification
+
+
+def classify_call(
+    case: Case, raw: RawCall, tool: JSON, *, protocol_version: str | None = None
+) -> CaseResult:
+    """Classify one call of ``case`` (SPEC §5 outcomes and flags).
+
+    ``tool`` is the raw tool definition (read for its ``outputSchema``); ``raw`` is what the I/O
+    layer observed; ``protocol_version`` the negotiated one (its ``CallToolResult`` schema is the
+    yardstick of a result's shape). Never raises for anything the target sent.
+    """
+    if raw.kind is RawKind.NOT_RUN:
+        return _result(case, raw, Outcome.NOT_RUN, note=_note(raw.detail))
+    if raw.kind is RawKind.TIMEOUT:
+        detail = raw.detail or "no answer within the per-call timeout"
+        return _result(case, raw, Outcome.TIMEOUT, note=_note(detail))
+    if raw.kind is RawKind.TRANSPORT_LOST:
+        detail = raw.detail or "the transport closed or the reply was not valid JSON-RPC"
+        return _result(case, raw, Outcome.PROTOCOL_CRASH, note=_note(detail))
+    if raw.kind is RawKind.JSONRPC_ERROR:
+        return _classify_jsonrpc_error(case, raw)
+    invalid = _invalid_result(case, raw, protocol_version)
+    if invalid is not None:
+        return invalid
+    return _classify_result(case, raw, tool)
+
+
+def _invalid_result(case: Case, raw: RawCall, protocol_version: str | None) -> CaseResult | None:
+    """A result that breaks the MCP result schema: ``protocolError`` with no error code (see
+    ``CaseResult.invalid_result``) and a note naming the fields, or None when it conforms.
+
+    Checked before anything else reads the result, so a string ``isError: "true"`` or a
+    ``content`` that is not a list is never a clean success (nor a clean rejection). A reply the
+    I/O layer dropped on purpose (over the size cap: no result, a detail) is not judged here."""
+    if raw.result is None and raw.detail:
+        return None
+    problems = result_shape_problems(raw.result, protocol_version)
+    if not problems:
+        return None
+    content = _read_result(raw.result)
+    shown = content.text if content.text.strip() else _rendered_structured(content)
+    return _result(
+        case,
+        raw,
+        Outcome.PROTOCOL_ERROR,
+        message=excerpt(shown) or None,
+        note=_note(describe(problems, protocol_version)),
+    )
+
+
+def _result(case: Case, raw: RawCall, outcome: Outcome, **found: Any) -> CaseResult:
+    """The case's result: what was sent, the outcome, and the flags and texts ``found``."""
+    return CaseResult(
+        tool=case.tool,
+        label=case.label,
+        kind=case.kind,
+        malformed=case.malformed,
+        arguments=case.arguments,
+        outcome=outcome,
+        latency_ms=raw.latency_ms,
+        source=case.source,
+        **found,
+    )
+
+
+def _classify_jsonrpc_error(case: Case, raw: RawCall) -> CaseResult:
+    message_text = raw.error_message if isinstance(raw.error_message, str) else ""
+    error_text = "\n".join(part for part in (message_text, _rendered(raw.error_data)) if part)
+    notes: list[str] = []
+    if raw.error_code == INTERNAL_ERROR:
+        notes.append("internal error (-32603) is not a clean rejection")
+    leaked = leak_kind(error_text, case.arguments)
+    if leaked:
+        notes.append(f"the error text leaks {leaked}")
+    return _result(
+        case,
+        raw,
+        Outcome.PROTOCOL_ERROR,
+        error_code=raw.error_code,
+        leak=leaked is not None,
+        message=excerpt(error_text) or None,
+        note=_note(*notes),
+        environment=environment_cause(error_text),
+    )
+
+
+def _classify_result(case: Case, raw: RawCall, tool: JSON) -> CaseResult:
+    content = _read_result(raw.result)
+    notes = list(content.problems)
+    if content.is_error:
+        leaked = leak_kind(content.text, case.arguments)
+        if leaked:
+            notes.append(f"the error text leaks {leaked}")
+        return _result(
+            case,
+            raw,
+            Outcome.TOOL_ERROR,
+            leak=leaked is not None,
+            message=excerpt(content.text) or None,
+            note=_note(*notes),
+            environment=environment_cause(content.text),
+        )
+    silently_accepted = case.malformed
+    empty = False
+    violation = False
+    failed = failure_text(content.text, content.structured, case.arguments)
+    environment = environment_cause(content.text) if failed else None
+    if silently_accepted:
+        if case.kind is CaseKind.UNKNOWN_TOOL and failed:
+            notes.insert(
+                0,
+                "a call to a tool that does not exist was answered with text saying it failed, "
+                "but without `isError` (the protocol said success)",
+            )
+        elif case.kind is CaseKind.UNKNOWN_TOOL:
+            notes.insert(
+                0, "a call to a tool that does not exist was answered as a success (no `isError`)"
+            )
+        elif failed:
+            notes.insert(
+                0,
+                f"the refusal was only in the text ({failed}); without `isError` the protocol "
+                "said success",
+            )
+        else:
+            notes.insert(0, "malformed input was accepted")
+    elif failed:
+        notes.insert(
+            0,
+            f"reports failure as success without `isError` ({failed}): a model will read it "
+            "as done",
+        )
+    else:
+        empty = not content.has_usable
+        if empty:
+            notes.insert(0, "no usable content: no non-blank text and no `structuredContent`")
+        violation, schema_note = _output_schema_check(tool, content)
+        if schema_note:
+            notes.append(schema_note)
+    shown = content.text if content.text.strip() else _rendered_structured(content)
+    return _result(
+        case,
+        raw,
+        Outcome.OK,
+        silently_accepted=silently_accepted,
+        empty_success=empty,
+        output_schema_violation=violation,
+        message=excerpt(shown) or None,
+        note=_note(*notes),
+        failure_as_success=failed is not None and not case.malformed,
+        environment=environment,
+    )
+
+
+def _rendered_structured(content: _Content) -> str:
+    if not content.has_structured:
+        return ""
+    try:
+        structured = clip(content.structured)  # json.dumps recurses; json_depth bounds it
+        return json.dumps(structured, ensure_ascii=False, sort_keys=True)[:4000]
+    except (TypeError, ValueError):
+        return ""
+
+
+def _note(*parts: str | None) -> str | None:
+    kept = [p for p in parts if p]
+    return excerpt("; ".join(kept), 400) if kept else None
+
+
+def classify_unknown_tool_probe(
+    name: str, raw: RawCall, *, protocol_version: str | None = None
+) -> CaseResult:
+    """Classify the once-per-server call to ``name``, a tool that does not exist.
+
+    It must be rejected (``toolError`` or a JSON-RPC error other than -32603); an ``ok`` means the
+    server executed a non-existent tool, which is flagged ``silentlyAccepted``.
+    """
+    case = Case(
+        tool=name, kind=CaseKind.UNKNOWN_TOOL, label="unknown_tool", arguments={}, malformed=True
+    )
+    return classify_call(case, raw, {}, protocol_version=protocol_version)

@@ -1,0 +1,115 @@
+"""Whether a report may carry an overall score and grade at all (pure; #10 item 8).
+
+The overall is the mean of the *measured* dimensions (SPEC §6). For a server that lists tools,
+a run that called none of them has measured only what the server declares (Metadata, Schema
+Quality, Security, and whatever the resource/prompt checks measure), never how its tools behave.
+Such a mean can come out higher than the same server's fully fuzzed score, which would reward
+not looking. So the lead's rule: **a run that called no tool of a server that lists tools gets no
+overall and no grade** (``overall`` None, grade ``-``), with a headline reason naming the real
+cause and what to pass; the dimensions are still scored and shown. A server that lists no tools
+(resources or prompts only) is graded from what was measured.
+
+"Called" means a case was sent to one of the listed tools (any outcome but ``notRun``). The two
+protocol probes (the unknown tool, ``arguments: []``) do not count: they test the protocol
+layer, not a tool. Entries that are not a tool at all (not an object, no string name) are not
+tools a fuller run could call, so a server listing only those counts as listing none.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from mcprobe.core.cases.selection import (
+    NEEDS_DESTRUCTIVE,
+    NEEDS_WRITES,
+    NOT_REQUESTED,
+    TASK_REQUIRED,
+    UNKNOWN_REQUESTED,
+)
+from mcprobe.core.model import JSON, FuzzRun, Outcome
+
+__all__ = ["NOT_GRADED_LABEL", "UNMEASURED", "ungraded_reason"]
+
+NOT_GRADED_LABEL = "not graded"
+UNMEASURED = "Error Handling and Liveness of the tools were not measured"
+
+
+def _callable_tools(tools: Sequence[JSON]) -> int:
+    return sum(
+        1 for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str) and t["name"]
+    )
+
+
+def _tools_word(count: int) -> str:
+    return "1 tool" if count == 1 else f"{count} tools"
+
+
+def _skip_causes(fuzz: FuzzRun) -> tuple[list[str], list[str]]:
+    """(what stopped every tool from being called, what to do about it), from the skip reasons."""
+    reasons = Counter(s.reason for s in fuzz.coverage.skipped)
+    causes: list[str] = []
+    advice: list[str] = []
+    writes, destructive = reasons[NEEDS_WRITES], reasons[NEEDS_DESTRUCTIVE]
+    if writes or destructive:
+        parts = [f"{writes} additive-write"] if writes else []
+        parts += [f"{destructive} possibly destructive"] if destructive else []
+        count = writes + destructive
+        verb = "needs" if count == 1 else "need"
+        causes.append(f"{_tools_word(count)} {verb} consent: {', '.join(parts)}")
+        flags = ["--fuzz-writes"] if writes else []
+        flags += ["--fuzz-destructive"] if destructive else []
+        inputs = ["fuzzWrites"] if writes else []
+        inputs += ["fuzzDestructive"] if destructive else []
+        advice.append(f"pass {' or '.join(flags)} (tool input {' or '.join(inputs)}: true)")
+    unknown = [s.tool for s in fuzz.coverage.skipped if s.reason == UNKNOWN_REQUESTED]
+    if reasons[NOT_REQUESTED] or unknown:
+        shown = f": no listed tool is named {', '.join(map(repr, unknown[:5]))}" if unknown else ""
+        causes.append(f"the --tools filter matched no tool that could be called{shown}")
+        advice.append("check --tools (tool input tools) against the listed names")
+    if reasons[TASK_REQUIRED]:
+        count = reasons[TASK_REQUIRED]
+        verb = "requires" if count == 1 else "require"
+        causes.append(
+            f"{_tools_word(count)} {verb} task-augmented calls, which mcprobe does not send"
+        )
+    beyond = sum(n for reason, n in reasons.items() if reason.startswith("beyond maxTools="))
+    if beyond:
+        causes.append(f"maxTools=0 left out {_tools_word(beyond)}")
+        advice.append("raise --max-tools (tool input maxTools)")
+    if not causes:
+        causes.append("every tool was skipped (see the coverage)")
+    return causes, advice
+
+
+def ungraded_reason(tools: Sequence[JSON], fuzz: FuzzRun | None) -> str | None:
+    """Why a report of a server listing ``tools`` may not be graded (no tool was called), or
+    None when it may. The text follows ``not graded:`` in every rendering."""
+    if not _callable_tools(tools):
+        return None
+    if fuzz is not None and any(r.outcome is not Outcome.NOT_RUN for r in fuzz.results):
+        return None
+    advice: list[str]
+    if fuzz is None:
+        causes = ["the audit ran without fuzz"]
+        advice = ["run with --fuzz (probe_report: fuzz: true)"]
+    elif not fuzz.coverage.fuzzed_tools:
+        causes, advice = _skip_causes(fuzz)
+    elif not fuzz.results:
+        causes = ["no case could be built for any selected tool (see the notes)"]
+        advice = ["give each tool a usable inputSchema, or realistic --examples"]
+    else:
+        causes = [f"every case was not run: {_first_not_run(fuzz)}"]
+        advice = (
+            ["raise --overall-timeout"] if fuzz.deadline_hit else ["see the notes and the deaths"]
+        )
+    text = f"no tool was called ({'; '.join(causes)}), so {UNMEASURED}"
+    return f"{text}; {'; '.join(advice)}" if advice else text
+
+
+def _first_not_run(fuzz: FuzzRun) -> str:
+    if fuzz.deadline_hit:
+        return "the overall audit deadline was reached"
+    if fuzz.stopped:
+        return fuzz.stopped
+    return next((r.note for r in fuzz.results if r.note), "the target could not be called")

@@ -1,0 +1,343 @@
+"""Assemble the ``ConformanceReport`` (SPEC §7) from what the pure core produced.
+
+Pure: no I/O, no clock. The report is built once from the dataclasses of ``model`` and then
+every renderer reads only the pydantic report, so a report loaded back from JSON renders the same.
+
+Critical behaviour (SPEC §7 item 3) and the fix plan are derived here, once, into the report
+(``report.critical_problems`` as data, ``report.critical`` as plain lines, ``report.fixes``);
+renderers only format them. ``derive_verdicts`` recomputes both from a report's own data (for a
+report edited or loaded from elsewhere).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from mcprobe.core.calls.evidence import evidence_notes, protocol_notes
+from mcprobe.core.model import (
+    CaseResult,
+    Finding,
+    FuzzRun,
+    Outcome,
+    Score,
+    ServerSnapshot,
+)
+from mcprobe.core.quoting import quoted, quoted_list
+from mcprobe.core.verdicts import CRITICAL_KEYS, group_problems, probe_keys, verdict
+from mcprobe.report.deaths import deaths_out
+from mcprobe.report.fix_plan import plan_fixes
+from mcprobe.report.model import (
+    ConformanceReport,
+    CoverageOut,
+    CriticalOut,
+    DeductionOut,
+    DimensionOut,
+    FindingOut,
+    FuzzResultOut,
+    FuzzSummaryOut,
+    LocationOut,
+    ServerOut,
+    SkippedToolOut,
+    TargetDeathOut,
+    TargetOut,
+)
+
+_SEVERITY_RANK = {"critical": 0, "error": 1, "warning": 2, "info": 3}
+
+
+def to_result_out(result: CaseResult) -> FuzzResultOut:
+    return FuzzResultOut(
+        name=result.tool,
+        case=result.label,
+        kind=result.kind.value,
+        malformed=result.malformed,
+        outcome=result.outcome.value,
+        silently_accepted=result.silently_accepted,
+        empty_success=result.empty_success,
+        output_schema_violation=result.output_schema_violation,
+        leak=result.leak,
+        arguments=result.arguments,
+        # Whole milliseconds: finer digits are scheduler noise that made two runs of an unchanged
+        # server differ on every line; the score used the exact value already.
+        latency_ms=float(round(result.latency_ms)),
+        error_code=result.error_code,
+        message=result.message,
+        note=result.note,
+        source=result.source.value,
+        failure_as_success=result.failure_as_success,
+        environment=result.environment,
+        inconclusive=result.inconclusive,
+    )
+
+
+def _as_out(result: CaseResult | FuzzResultOut) -> FuzzResultOut:
+    return result if isinstance(result, FuzzResultOut) else to_result_out(result)
+
+
+def critical_problems(
+    results: Iterable[CaseResult | FuzzResultOut],
+    unknown_tool_probe: CaseResult | FuzzResultOut | None = None,
+    *,
+    crashed_by: str | None = None,
+) -> list[CriticalOut]:
+    """Critical verdicts grouped by verdict (priority order), then tool (first seen), then the
+    unknown-tool probe's (``tool`` None)."""
+    found = [
+        CriticalOut(kind=key, tool=tool, cases=[r.case for r in group])
+        for key, tool, group in group_problems(
+            map(_as_out, results), crashed_by=crashed_by, keys=CRITICAL_KEYS
+        )
+    ]
+    if unknown_tool_probe is not None:
+        probe = _as_out(unknown_tool_probe)
+        found += [
+            CriticalOut(kind=key, cases=[probe.case])
+            for key in probe_keys(probe)
+            if key in CRITICAL_KEYS
+        ]
+    return found
+
+
+def unknown_tool_problem(probe: CaseResult | FuzzResultOut | None) -> str | None:
+    """Why the call to a non-existent tool is critical, or None when it was cleanly rejected
+    (or not made)."""
+    if probe is None:
+        return None
+    for item in critical_problems((), probe):
+        return verdict(item.kind).probe_problem
+    return None
+
+
+def critical_line(item: CriticalOut) -> str:
+    """One plain-text critical line (``report.critical``)."""
+    kind = verdict(item.kind)
+    if item.tool is None:
+        return kind.probe_problem
+    # Target names in backticks (the lint convention): the tool and each case's parameter.
+    return f"{quoted(item.tool)}: {kind.problem} ({', '.join(quoted_list(item.cases))})"
+
+
+def critical_lines(
+    results: Iterable[CaseResult | FuzzResultOut],
+    unknown_tool_probe: CaseResult | FuzzResultOut | None,
+    *,
+    crashed_by: str | None = None,
+) -> list[str]:
+    """Plain-text critical lines (``report.critical``): one per problem and tool, then the
+    unknown-tool probe. Empty when nothing critical happened."""
+    problems = critical_problems(results, unknown_tool_probe, crashed_by=crashed_by)
+    return [critical_line(item) for item in problems]
+
+
+def death_line(crashed_by: str, not_run: int) -> str:
+    """What the report says when the target died mid-fuzz."""
+    cases = "case was" if not_run == 1 else "cases were"
+    return (
+        f"the target died during case {quoted(crashed_by)}; {not_run} remaining {cases} not run "
+        "(not counted against any tool)"
+    )
+
+
+def summarise_fuzz(results: Sequence[FuzzResultOut]) -> FuzzSummaryOut:
+    outcomes = Counter(r.outcome for r in results)
+
+    def count(outcome: Outcome) -> int:
+        return outcomes[outcome.value]
+
+    not_run = count(Outcome.NOT_RUN)
+    return FuzzSummaryOut(
+        cases=len(results),
+        sent=len(results) - not_run,
+        not_run=not_run,
+        ok=count(Outcome.OK),
+        tool_error=count(Outcome.TOOL_ERROR),
+        protocol_error=count(Outcome.PROTOCOL_ERROR),
+        timeout=count(Outcome.TIMEOUT),
+        protocol_crash=count(Outcome.PROTOCOL_CRASH),
+        silently_accepted=sum(r.silently_accepted for r in results),
+        empty_success=sum(r.empty_success for r in results),
+        output_schema_violation=sum(r.output_schema_violation for r in results),
+        leak=sum(r.leak for r in results),
+        failure_as_success=sum(r.failure_as_success for r in results),
+        environment=sum(r.environment is not None for r in results),
+        inconclusive=sum(r.inconclusive is not None for r in results),
+    )
+
+
+def sort_findings(findings: Iterable[FindingOut]) -> list[FindingOut]:
+    """Worst severity first; stable within a severity."""
+    return sorted(findings, key=lambda f: _SEVERITY_RANK[f.severity])
+
+
+def _finding_out(finding: Finding) -> FindingOut:
+    return FindingOut(
+        code=finding.code,
+        severity=finding.severity.value,
+        message=finding.message,
+        location=LocationOut(
+            tool=finding.location.tool,
+            param=finding.location.param,
+            pointer=finding.location.pointer,
+            resource=finding.location.resource,
+            prompt=finding.location.prompt,
+        ),
+        hint=finding.hint,
+    )
+
+
+def _fuzz_notes(fuzz: FuzzRun, not_run: int) -> list[str]:
+    # Target strings in backticks, the lint convention, so renderers can show them as quotes.
+    notes: list[str] = []
+    if fuzz.deadline_hit:
+        notes.append(f"The overall audit deadline stopped the fuzz run; {not_run} cases not run.")
+    for tool_cases in fuzz.tool_cases:
+        if not tool_cases.valid_constructible:
+            why = f": {tool_cases.note}" if tool_cases.note else ""
+            notes.append(
+                f"No valid arguments could be built for {quoted(tool_cases.tool)}{why}; "
+                "its liveness is not measured."
+            )
+    # One note per reason a case was not sent, naming every tool and case it applies to.
+    dropped: dict[str, dict[str, list[str]]] = {}
+    for tool_cases in fuzz.tool_cases:
+        for d in tool_cases.dropped:
+            dropped.setdefault(d.reason, {}).setdefault(tool_cases.tool, []).append(d.label)
+    for reason, by_tool in dropped.items():
+        cases = "; ".join(
+            f"{quoted(tool)} " + ", ".join(quoted_list(labels)) for tool, labels in by_tool.items()
+        )
+        notes.append(f"Cases not sent ({reason}): {cases}.")
+    notes.extend(evidence_notes(fuzz))
+    return notes
+
+
+def build_report(
+    snapshot: ServerSnapshot,
+    findings: Sequence[Finding],
+    score: Score,
+    fuzz: FuzzRun | None,
+    *,
+    mcprobe_version: str,
+    connection_id: str | None = None,
+    target: TargetOut | None = None,
+    notes: Sequence[str] = (),
+) -> ConformanceReport:
+    """The report for one audit. ``findings`` are used as given (lint plus any server-level
+    findings the caller collected); they are sorted worst severity first, stably.
+    ``markdown`` is left None: callers add it with ``report.model_copy(update=...)``."""
+    fuzz_results = [to_result_out(r) for r in fuzz.results] if fuzz else []
+    coverage: CoverageOut | None = None
+    fuzz_summary: FuzzSummaryOut | None = None
+    probe: FuzzResultOut | None = None
+    flat: FuzzResultOut | None = None
+    crashed_by: str | None = None
+    deaths: list[TargetDeathOut] = []
+    all_notes = list(notes)
+    if fuzz is not None:
+        coverage = CoverageOut(
+            total_tools=fuzz.coverage.total_tools,
+            fuzzed_tools=len(fuzz.coverage.fuzzed_tools),
+            fuzzed=list(fuzz.coverage.fuzzed_tools),
+            skipped=[SkippedToolOut(tool=s.tool, reason=s.reason) for s in fuzz.coverage.skipped],
+        )
+        fuzz_summary = summarise_fuzz(fuzz_results)
+        if fuzz.unknown_tool_probe is not None:
+            probe = to_result_out(fuzz.unknown_tool_probe)
+        if fuzz.non_object_probe is not None:
+            flat = to_result_out(fuzz.non_object_probe)
+        if fuzz.crashed_by is not None:
+            crashed_by = " ".join(fuzz.crashed_by)
+        all_notes.extend(_fuzz_notes(fuzz, fuzz_summary.not_run))
+        deaths = deaths_out(fuzz)
+    report = ConformanceReport(
+        mcprobe_version=mcprobe_version,
+        connection_id=connection_id,
+        target=target,
+        server=ServerOut(
+            name=snapshot.name,
+            version=snapshot.version,
+            title=snapshot.title,
+            protocol_version=snapshot.protocol_version,
+            instructions=snapshot.instructions,
+            capabilities=dict(snapshot.capabilities),
+        ),
+        overall=score.overall,
+        grade=score.grade,
+        not_graded=score.not_graded,
+        dimensions=[
+            DimensionOut(
+                key=d.key,
+                name=d.name,
+                score=d.score,
+                measured=d.measured,
+                reasons=list(d.reasons),
+                deductions=[
+                    DeductionOut(
+                        cause=x.cause,
+                        amount=x.amount,
+                        tools=list(x.tools),
+                        cases=list(x.cases),
+                        params=dict(x.params),
+                    )
+                    for x in d.deductions
+                ],
+            )
+            for d in score.dimensions
+        ],
+        coverage=coverage,
+        findings=sort_findings(_finding_out(f) for f in findings),
+        fuzz=fuzz_results,
+        fuzz_summary=fuzz_summary,
+        unknown_tool_probe=probe,
+        non_object_probe=flat,
+        crashed_by=crashed_by,
+        deaths=deaths,
+        fuzz_stopped=fuzz.stopped if fuzz is not None else None,
+        notes=all_notes,
+        protocol_notes=protocol_notes(fuzz) if fuzz is not None else [],
+    )
+    return derive_verdicts(report)
+
+
+SERVER_LABEL = "(server)"  # where a server-wide critical security finding is listed
+
+
+def security_critical(findings: Iterable[FindingOut]) -> list[CriticalOut]:
+    """One critical item per tool with critical ``security.*`` findings (``cases``: the codes),
+    in order of first appearance; server-wide ones under ``(server)``."""
+    by_tool: dict[str, list[str]] = {}
+    for f in findings:
+        if f.severity == "critical" and f.code.startswith("security."):
+            codes = by_tool.setdefault(f.location.tool or SERVER_LABEL, [])
+            if f.code not in codes:
+                codes.append(f.code)
+    return [CriticalOut(kind="securityCritical", tool=t, cases=c) for t, c in by_tool.items()]
+
+
+def derive_verdicts(report: ConformanceReport) -> ConformanceReport:
+    """``report`` with its critical verdicts, critical lines and fix plan (re)computed from its
+    own data. Without fuzz (no coverage) nothing is critical."""
+    # Critical security findings lead the callout, fuzz or not (SPEC §6).
+    problems: list[CriticalOut] = security_critical(report.findings)
+    lines: list[str] = [critical_line(item) for item in problems]
+    if report.coverage is not None:
+        calls = [*report.fuzz, *([report.non_object_probe] if report.non_object_probe else [])]
+        behaviour = critical_problems(
+            calls, report.unknown_tool_probe, crashed_by=report.crashed_by
+        )
+        problems += behaviour
+        lines += [critical_line(item) for item in behaviour]
+        if report.crashed_by is not None:
+            not_run = report.fuzz_summary.not_run if report.fuzz_summary else 0
+            lines.append(death_line(report.crashed_by, not_run))
+        if report.fuzz_stopped is not None:
+            lines.append(f"{verdict('crashLoop').problem}: {report.fuzz_stopped}")
+    sorted_report = report.model_copy(update={"findings": sort_findings(report.findings)})
+    return report.model_copy(
+        update={
+            "critical_problems": problems,
+            "critical": lines,
+            "fixes": plan_fixes(sorted_report),
+        }
+    )

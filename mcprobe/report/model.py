@@ -1,0 +1,384 @@
+"""The report as it crosses a boundary: pydantic models, camelCase on the wire.
+
+``ConformanceReport`` is what ``probe_report`` returns as structured content, what
+``mcprobe audit --json`` prints, and what the Markdown, SARIF and JUnit renderers read. Its JSON
+Schema is published at ``mcprobe/schemas/report.schema.json`` (regenerate with
+``scripts/gen-schema``); ``SCHEMA_VERSION`` changes whenever the shape does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.alias_generators import to_camel
+
+from mcprobe.core.client_capabilities import describe_capabilities
+from mcprobe.core.schema.safe_json import safe_value
+from mcprobe.core.target_spec import CANARY_PREFIX, TargetSpec, Transport, scrub
+
+SCHEMA_VERSION = "1.8"
+
+
+class WireModel(BaseModel):
+    """camelCase on the wire, snake_case in Python; unknown keys are rejected on input."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _safe_fields(cls, data: Any) -> Any:
+        """Target text may hold lone surrogates, NaN or absurd nesting: made safe here, once,
+        so every renderer and ``probe_report`` get strict UTF-8 / strict JSON (``safe_json``)."""
+        if isinstance(data, dict):
+            return {key: safe_value(value) for key, value in data.items()}
+        return data
+
+
+class LocationOut(WireModel):
+    tool: str | None = None
+    param: str | None = None
+    pointer: str | None = None
+    resource: str | None = None
+    prompt: str | None = None
+
+
+class FindingOut(WireModel):
+    code: str
+    severity: Literal["critical", "error", "warning", "info"]
+    message: str
+    location: LocationOut
+    hint: str
+
+
+class ServerOut(WireModel):
+    name: str | None = None
+    version: str | None = None
+    title: str | None = None
+    protocol_version: str | None = None
+    instructions: str | None = None
+    capabilities: dict[str, Any] = Field(default_factory=dict)
+    era: Literal["handshake", "modern"] | None = Field(
+        default=None, description="the protocol era audited: initialize, or 2026-07-28"
+    )
+    eras: list[Literal["handshake", "modern"]] = Field(
+        default_factory=list, description="every era the server was seen to speak"
+    )
+
+
+class DeductionOut(WireModel):
+    """Points one cause cost one dimension: ``cause`` is a verdict key (docs/checks.md)."""
+
+    cause: str
+    amount: float
+    tools: list[str] = Field(default_factory=list)
+    cases: list[str] = Field(default_factory=list, description="'tool case' labels")
+    params: dict[str, str] = Field(default_factory=dict, description="values of its texts")
+
+
+class DimensionOut(WireModel):
+    key: str
+    name: str
+    score: float | None = Field(description="0-10, or null when not measured")
+    measured: bool
+    reasons: list[str]
+    deductions: list[DeductionOut] = Field(default_factory=list)
+
+
+class SkippedToolOut(WireModel):
+    tool: str
+    reason: str
+
+
+class CoverageOut(WireModel):
+    total_tools: int
+    fuzzed_tools: int
+    fuzzed: list[str]
+    skipped: list[SkippedToolOut]
+
+
+class FuzzResultOut(WireModel):
+    name: str = Field(description="the tool")
+    case: str = Field(description="the case label, e.g. wrong_type:a")
+    kind: str
+    malformed: bool
+    outcome: Literal["ok", "toolError", "protocolError", "timeout", "protocolCrash", "notRun"]
+    silently_accepted: bool
+    empty_success: bool
+    output_schema_violation: bool
+    leak: bool
+    arguments: Any = Field(description="exactly what was sent")
+    latency_ms: float
+    error_code: int | None = None
+    message: str | None = None
+    note: str | None = None
+    source: Literal["user", "schema", "synthesized"] = Field(
+        default="synthesized",
+        description="where the arguments' values came from: the user's example, the schema's "
+        "own words, or mcprobe's synthesis",
+    )
+    failure_as_success: bool = Field(
+        default=False, description="a valid call answered without isError, reporting failure"
+    )
+    environment: str | None = Field(
+        default=None, description="what the call needs from the machine that it lacks"
+    )
+    inconclusive: str | None = Field(
+        default=None, description="why this result proves nothing (counted in no score)"
+    )
+
+
+class FuzzSummaryOut(WireModel):
+    cases: int
+    sent: int
+    not_run: int
+    ok: int
+    tool_error: int
+    protocol_error: int
+    timeout: int
+    protocol_crash: int
+    silently_accepted: int
+    empty_success: int
+    output_schema_violation: int
+    leak: int
+    failure_as_success: int = 0
+    environment: int = 0
+    inconclusive: int = 0
+
+
+class CriticalOut(WireModel):
+    """One critical verdict: ``kind`` is a verdict key; ``tool`` is null for the unknown-tool
+    probe (a server-level verdict)."""
+
+    kind: str
+    tool: str | None = None
+    cases: list[str] = Field(default_factory=list)
+
+
+class CaseRefOut(WireModel):
+    """A fuzz result of the report, by tool and case label."""
+
+    tool: str
+    case: str
+
+
+class LintFixOut(WireModel):
+    """One lint code to fix: ``hint`` when every place shares it (else each finding's own)."""
+
+    code: str
+    severity: Literal["critical", "error", "warning", "info"]
+    places: int
+    hint: str | None = None
+
+
+class BehaviourFixOut(WireModel):
+    """One behavioural fix: verdict ``kind``, the tools showing the same behaviour, their
+    results (``cases``), the case kinds involved, and whether it is protocol-level (the
+    server's ``tools/call`` dispatch answers so for every tool, so it is fixed once there)."""
+
+    kind: str
+    fix: str
+    tools: list[str]
+    cases: list[CaseRefOut]
+    case_kinds: list[str]
+    protocol_level: bool
+    dimensions: list[str]
+
+
+class UnknownToolFixOut(WireModel):
+    kind: str
+    why: str
+    fix: str
+
+
+class FixPlanOut(WireModel):
+    """The "Recommended fixes", in order (see ``report/fix_plan.py``): lint codes, Metadata
+    changes, behavioural fixes, the unknown-tool probe, other deductions' fixes (e.g. latency),
+    then the keys of dimensions that lost points no fix covers."""
+
+    lint: list[LintFixOut] = Field(default_factory=list)
+    metadata: list[str] = Field(default_factory=list)
+    behaviour: list[BehaviourFixOut] = Field(default_factory=list)
+    unknown_tool: UnknownToolFixOut | None = None
+    other: list[str] = Field(default_factory=list)
+    uncovered: list[str] = Field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not (
+            self.lint
+            or self.metadata
+            or self.behaviour
+            or self.unknown_tool
+            or self.other
+            or self.uncovered
+        )
+
+
+class RestartOut(WireModel):
+    seconds: float = Field(description="how long the attempt took")
+    error: str | None = Field(default=None, description="why it failed; null: restarted")
+
+
+class TargetDeathOut(WireModel):
+    """One time the target died during the fuzz run, and the restarts that followed."""
+
+    cases: list[str] = Field(
+        description="'tool case' in flight (unanswered) at the death, in the order sent: the "
+        "suspects, each replayed alone afterwards; empty when it died with no call in flight"
+    )
+    cause: str = Field(description="what mcprobe saw, e.g. 'target exited with code 9'")
+    stderr_tail: str = Field(description="how the dead process's stderr ended (target text)")
+    replay: bool = Field(description="caused by replaying cases[0] alone: that case crashes it")
+    verdict: Literal["crash", "flakyCrash"] | None = Field(
+        default=None,
+        description="crash: a replay alone reproduced this death (replay deaths); flakyCrash: "
+        "no replay did; null: its suspects were replayed and judged one by one",
+    )
+    restarts: list[RestartOut] = Field(default_factory=list)
+
+
+class TargetOut(WireModel):
+    """How the target was reached, with every secret removed (no header values, no bearer,
+    no env values: only their names)."""
+
+    transport: Literal[Transport, "memory"]  # core.target_spec.TRANSPORTS, or in-process
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    cwd: str | None = None
+    env_names: list[str] = Field(default_factory=list)
+    url: str | None = None
+    header_names: list[str] = Field(default_factory=list)
+    bearer: bool = False
+    client_capabilities: list[str] = Field(
+        default_factory=list,
+        description="what mcprobe declared in initialize and how it answers those requests",
+    )
+
+
+def describe_target(spec: TargetSpec) -> TargetOut:
+    """The target for reports: names of secrets, never their values."""
+    return TargetOut(
+        transport=spec.transport,
+        command=spec.command,
+        args=list(spec.args),
+        cwd=spec.cwd,
+        env_names=sorted(k for k in spec.env if not k.startswith(CANARY_PREFIX)),
+        url=scrub(spec.url, spec.secret_values()) if spec.url else None,
+        header_names=sorted(spec.headers),
+        bearer=spec.bearer is not None,
+        client_capabilities=describe_capabilities(spec.client_capabilities),
+    )
+
+
+class CheckOut(WireModel):
+    """One resource, prompt or protocol check (``core.checks``), with its clause and fix."""
+
+    check: str = Field(description="the stable check id, e.g. resources.not_found")
+    area: Literal["resources", "prompts", "protocol", "http"]
+    verdict: Literal["pass", "fail", "inconclusive", "notApplicable"]
+    level: Literal["must", "should"] = Field(description="only failed 'must' checks cost points")
+    clause: str = Field(description="the spec clause the check enforces")
+    message: str
+    subject: str | None = Field(default=None, description="a resource URI, template or prompt")
+    request: str | None = Field(default=None, description="what was sent: method + JSON params")
+    observed: str | None = Field(default=None, description="what came back (untrusted excerpt)")
+    hint: str
+
+
+class SurfaceOut(WireModel):
+    """The server beyond its tools: counts of what it lists, and every check made."""
+
+    resources: int | None = Field(default=None, description="null: not listed")
+    resource_templates: int | None = None
+    prompts: int | None = None
+    checks: list[CheckOut] = Field(default_factory=list)
+
+
+class ToolDriftOut(WireModel):
+    tool: str
+    changes: list[str] = Field(description="one readable line per changed field, both sides")
+
+
+class DriftOut(WireModel):
+    """The server against ``--lock`` (``report/pinning.py``): tool definitions added, removed or
+    changed since ``mcprobe pin``; ``server`` lists identity changes (shown, not drift)."""
+
+    added: list[str] = Field(default_factory=list)
+    removed: list[str] = Field(default_factory=list)
+    changed: list[ToolDriftOut] = Field(default_factory=list)
+    server: list[str] = Field(default_factory=list, description="name/version changes")
+
+    @property
+    def drifted(self) -> bool:
+        return bool(self.added or self.removed or self.changed)
+
+
+class OmittedOut(WireModel):
+    """What a summary report (``detail: summary``) left out of its lists."""
+
+    fuzz: int = Field(default=0, description="fuzz results without a verdict (clean calls)")
+    findings: int = Field(
+        default=0, description="warning/info findings beyond the first of each code"
+    )
+    checks: int = Field(default=0, description="passed or not-applicable surface checks")
+
+
+class ConformanceReport(WireModel):
+    schema_version: str = SCHEMA_VERSION
+    mcprobe_version: str
+    connection_id: str | None = None
+    target: TargetOut | None = None
+    server: ServerOut
+    overall: int | None = Field(description="0-100, or null when not graded")
+    grade: str = Field(description="A-F, or '-' when not graded")
+    not_graded: str | None = Field(
+        default=None,
+        description="why there is no overall score and grade: no tool of a server that lists "
+        "tools was called, so their behaviour was not measured (null: graded)",
+    )
+    dimensions: list[DimensionOut]
+    coverage: CoverageOut | None = Field(default=None, description="null without fuzz")
+    critical: list[str] = Field(default_factory=list, description="critical behaviour lines")
+    critical_problems: list[CriticalOut] = Field(
+        default_factory=list, description="the critical verdicts as data"
+    )
+    findings: list[FindingOut]
+    fuzz: list[FuzzResultOut] = Field(default_factory=list)
+    fuzz_summary: FuzzSummaryOut | None = None
+    unknown_tool_probe: FuzzResultOut | None = None
+    non_object_probe: FuzzResultOut | None = Field(
+        default=None, description="`arguments: []`, sent once per server (protocol layer)"
+    )
+    surface: SurfaceOut | None = Field(
+        default=None, description="resources, prompts and protocol checks (null: not probed)"
+    )
+    crashed_by: str | None = Field(default=None, description="'tool case' that killed the target")
+    deaths: list[TargetDeathOut] = Field(
+        default_factory=list, description="every time the target died during the fuzz run"
+    )
+    fuzz_stopped: str | None = Field(
+        default=None, description="why the fuzz run could not go on after a death (crashLoop)"
+    )
+    notes: list[str] = Field(default_factory=list, description="mcprobe's own remarks")
+    protocol_notes: list[str] = Field(
+        default_factory=list,
+        description="low-severity notes (no points) on the per-server protocol probes "
+        "(nonObjectProbe, unknownToolProbe): the report's Protocol part",
+    )
+    drift: DriftOut | None = Field(default=None, description="against --lock; null without")
+    lock: dict[str, Any] | None = Field(
+        default=None, description="this server's lock (probe_report pin: true); null otherwise"
+    )
+    fixes: FixPlanOut = Field(default_factory=FixPlanOut, description="the recommended fixes")
+    detail: Literal["summary", "full"] = Field(
+        default="full",
+        description="full: every list whole; summary (probe_report's default): fuzz, findings "
+        "and surface.checks cut to what carries a verdict, counted in `omitted`",
+    )
+    omitted: OmittedOut | None = Field(
+        default=None, description="what a summary left out; null in a full report"
+    )
+    markdown: str | None = Field(default=None, description="the Markdown rendering")
