@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mcprobe.core.lint.mentions import index_names
 from mcprobe.core.lint.rules import ToolView, finding, pointer, quote
 from mcprobe.core.model import Finding, Location, ServerSnapshot
 
@@ -611,6 +612,7 @@ _WELL_KNOWN_TOOLS = (
     "git_push",
 )
 _WELL_KNOWN_LOWER = frozenset(n.lower() for n in _WELL_KNOWN_TOOLS)
+_WELL_KNOWN_INDEX = index_names(_WELL_KNOWN_TOOLS)
 _OTHER_TOOL_PHRASE = re.compile(
     r"\b(any|every|all|other|another|each)\s+(other\s+)?(tools?|functions?|servers?)\b|"
     r"`[\w.-]{3,64}`\s+tool\b|\btool\s+`[\w.-]{3,64}`|\b(e-?mail|message)\s+tools?\b",
@@ -639,16 +641,17 @@ _CALL_DIRECTIVE = re.compile(
 
 
 def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> Iterator[Finding]:
+    own = frozenset(tool_names)
+    others = index_names(n for n in tool_names if len(n) >= 3)  # once per listing: linear lint
     for t in texts:
         if t.kind not in ("description", "title") or t.tool is None:
             continue
-        others = [n for n in tool_names if n != t.tool and len(n) >= 3]
         text = _folded(t.text)
         directive = next(
             (
                 m
                 for m in _CALL_DIRECTIVE.finditer(_unquoted(text))
-                if m.group(5) not in tool_names
+                if m.group(5) not in own
                 and m.group(5).lower() in _WELL_KNOWN_LOWER
                 and not _described(text, m.start())
             ),
@@ -670,7 +673,9 @@ def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> It
         for start, sentence in _sentences(_unquoted(text)):
             if _described(sentence, len(sentence)):
                 continue
-            named = _mentions(sentence, others) or _mentions(sentence, _WELL_KNOWN_TOOLS)
+            named = others.first_mentioned(sentence, excluded=t.tool) or (
+                _WELL_KNOWN_INDEX.first_mentioned(sentence)
+            )
             generic = _OTHER_TOOL_PHRASE.search(sentence)
             if named is None and generic is None:
                 continue
@@ -699,13 +704,6 @@ def _sentences(text: str) -> Iterator[tuple[int, str]]:
         start = match.end()
     if start < len(text):
         yield start, text[start:]
-
-
-def _mentions(sentence: str, names: Sequence[str]) -> str | None:
-    for name in names:
-        if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", sentence):
-            return name
-    return None
 
 
 # --------------------------------------------------------------------------- exfiltration
