@@ -88,7 +88,12 @@ _WELL_BEHAVED_INPUT: dict[str, Any] = {
 _LOOKUP_INPUT: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "user_id": {"type": "integer", "minimum": 1, "description": "The numeric id of the user."}
+        "user_id": {
+            "type": "integer",
+            "minimum": 1,
+            "examples": [42],
+            "description": "The numeric id of the user.",
+        }
     },
     "required": ["user_id"],
     "additionalProperties": False,

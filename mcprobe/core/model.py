@@ -108,10 +108,12 @@ class CaseSource(StrEnum):
 
     ``user``: an example the user gave (``--examples``, the ``examples`` input). ``schema``: every
     value the case sends is the schema's own word (``default``, ``const``, ``examples``, a
-    one-value ``enum``), or the schema requires nothing and the case sends nothing.
+    one-value ``enum``), and it sends at least one.
     ``synthesized``: at least one value is mcprobe's guess (a placeholder such as
-    ``"example.txt"``). A tool that refuses a synthesized valid call proves nothing about the
-    tool; refusing a user or schema example is a real failure.
+    ``"example.txt"``), or the case uses no word of the schema at all (``{}`` for a tool whose
+    properties are all optional is mcprobe's choice, not an example the author wrote). A tool
+    that refuses a synthesized valid call proves nothing about the tool; refusing a user or
+    schema example is a real failure.
     """
 
     USER = "user"
@@ -216,6 +218,9 @@ class CaseResult:
     failure_as_success: bool = False  # no ``isError``, but the content plainly reports failure
     environment: str | None = None  # the machine, not the server, caused it (excerpt of why)
     inconclusive: str | None = None  # why this result proves nothing (excluded from scores)
+    # A malformed case answered exactly like the valid call that failed on the machine (the same
+    # network error): the input reached the handler unvalidated (``evidence.judge_controls``).
+    validation_bypass: bool = False
 
     @property
     def invalid_result(self) -> bool:
@@ -226,7 +231,9 @@ class CaseResult:
     @property
     def rejected(self) -> bool:
         """A clean rejection: ``toolError``, or a JSON-RPC error other than -32603 (an invalid
-        result is no rejection)."""
+        result is no rejection, nor is an answer that proves a validation bypass)."""
+        if self.validation_bypass:
+            return False
         if self.outcome is Outcome.TOOL_ERROR:
             return True
         return self.outcome is Outcome.PROTOCOL_ERROR and self.error_code not in (None, -32603)

@@ -275,6 +275,24 @@ VERDICTS: tuple[VerdictKind, ...] = (
         sarif_id="behavior.internal_error",
     ),
     VerdictKind(
+        key="validationBypass",
+        title="Malformed input reached the handler",
+        severity=Severity.WARNING,
+        reason="malformed input reached the handler unvalidated",
+        why=" — answered exactly like the valid call that failed on this machine (the same "
+        "error), so no input check stopped it",
+        problem="passes malformed input to its handler unvalidated",
+        fix="Validate arguments against the input schema before doing the work, and reject "
+        "invalid ones with isError: true (or JSON-RPC error -32602).",
+        dimensions=frozenset({ERROR_HANDLING}),
+        summary="A deliberately malformed call got the very answer of the tool's valid call, "
+        "which failed for want of something the machine lacks (the same network error, the same "
+        "-32603): the malformed input went as far as the valid one, past any validation.",
+        sarif_id="behavior.validation_bypass",
+        advice="Check arguments first: an offline client then learns what it did wrong instead "
+        "of a network error.",
+    ),
+    VerdictKind(
         key="leak",
         title="Internal details leaked",
         severity=Severity.WARNING,
@@ -481,6 +499,8 @@ class JudgedCall(Protocol):
     def inconclusive(self) -> str | None: ...
     @property
     def leak(self) -> bool: ...
+    @property
+    def validation_bypass(self) -> bool: ...
 
 
 _Call = TypeVar("_Call", bound=JudgedCall)
@@ -519,7 +539,9 @@ def problem_keys(result: JudgedCall, crashed_by: str | None = None) -> list[str]
         return keys + (["leak"] if out.leak else [])
     if not out.malformed and out.outcome in _REJECTIONS and not invalid:
         keys.append("internalErrorValid" if out.error_code == -32603 else "rejectedValid")
-    if out.malformed and out.outcome == _PROTOCOL_ERROR and out.error_code == -32603:
+    if out.validation_bypass:
+        keys.append("validationBypass")
+    elif out.malformed and out.outcome == _PROTOCOL_ERROR and out.error_code == -32603:
         keys.append("internalError")
     if out.leak:
         keys.append("leak")

@@ -68,6 +68,7 @@ def to_result_out(result: CaseResult) -> FuzzResultOut:
         failure_as_success=result.failure_as_success,
         environment=result.environment,
         inconclusive=result.inconclusive,
+        validation_bypass=result.validation_bypass,
     )
 
 

@@ -17,7 +17,7 @@ from mcprobe.core.client_capabilities import describe_capabilities
 from mcprobe.core.schema.safe_json import safe_value
 from mcprobe.core.target_spec import CANARY_PREFIX, TargetSpec, Transport, scrub
 
-SCHEMA_VERSION = "1.8"
+SCHEMA_VERSION = "1.9"
 
 
 class WireModel(BaseModel):
@@ -127,6 +127,11 @@ class FuzzResultOut(WireModel):
     )
     inconclusive: str | None = Field(
         default=None, description="why this result proves nothing (counted in no score)"
+    )
+    validation_bypass: bool = Field(
+        default=False,
+        description="a malformed case answered exactly like the valid call that failed on this "
+        "machine: the input reached the handler unvalidated",
     )
 
 

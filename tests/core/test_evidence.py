@@ -11,7 +11,10 @@ from mcprobe.core.calls.evidence import (
     failure_text,
     judge_controls,
     protocol_notes,
+    setup_tool,
+    unmet_precondition,
 )
+from mcprobe.core.cases.generate import generate_cases
 from mcprobe.core.model import (
     JSON,
     Case,
@@ -327,3 +330,158 @@ def test_failure_as_success_is_its_own_verdict_on_valid_calls_only() -> None:
     malformed = to_result_out(_run(_case(CaseKind.WRONG_TYPE), _text("Error: bad input")))
     assert problem_keys(malformed)[0] == "silentlyAccepted"
     assert "failureAsSuccess" not in problem_keys(malformed)
+
+
+# --------------------------------------------------------------------------- issue 23
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Error reading file /srv/a.txt: EACCES",
+        "Error fetching rates: getaddrinfo ENOTFOUND rates.example",
+        "Database error: no such table: users",
+        "Git command error: fatal: bad revision",
+        '{"status": "error", "message": "quota exceeded"}',
+        '{"error": "no such sheet", "code": 4}',
+    ],
+)
+def test_the_wider_failure_text_forms_are_failures(text: str) -> None:
+    assert failure_text(text) is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Error handling guide: always set isError",
+        "No error: all 3 checks passed",
+        "Last error: none",
+        '{"status": "error", "message": "x", "rows": [1]}',
+        '{"error": null, "message": "ok"}',
+    ],
+)
+def test_the_wider_failure_text_forms_leave_honest_successes_alone(text: str) -> None:
+    assert failure_text(text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Chromium not found at /opt/chrome/chrome\nRun `npx playwright install chromium` first.",
+        "Error: pandoc is not installed.\nInstall it with: apt-get install pandoc",
+        "PDF conversion requires the optional 'pdf' extra.\nInstall it with: pip install 'x[pdf]'",
+        "Could not reach the sync service after 3 retries.",
+        "Failed to connect to api.example.com",
+        "HTTPSConnectionPool(host='x.dev', port=443): Max retries exceeded with url: /",
+    ],
+)
+def test_install_hints_across_lines_and_unreachable_services_are_environment(text: str) -> None:
+    assert environment_cause(text) is not None
+    (judged,) = judge_controls([_run(_case(source=CaseSource.SCHEMA), _text(text, is_error=True))])
+    assert judged.inconclusive is not None and "this machine lacks" in judged.inconclusive
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "file not found: notes.txt",
+        "Sheet 'Q3' not found in workbook",
+        "Error: city 'Atlantis' is unknown",
+    ],
+)
+def test_an_ordinary_not_found_is_still_the_servers_answer(text: str) -> None:
+    assert environment_cause(text) is None
+
+
+def test_an_error_dressed_as_success_stays_conclusive_whatever_the_environment() -> None:
+    offline = "Error fetching rates: getaddrinfo ENOTFOUND rates.example"
+    valid = _run(_case(), _text(offline))
+    bad = _run(_case(CaseKind.WRONG_TYPE), _text(offline))
+    judged = judge_controls([valid, bad])
+    assert judged[0].failure_as_success and judged[0].conclusive
+    assert judged[1].silently_accepted and judged[1].conclusive
+    assert "failureAsSuccess" in problem_keys(to_result_out(judged[0]))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "No workspace is set. Call open_workspace first.",
+        "no working directory set yet",
+        "Session not initialized",
+        "You must call `connect` before using this tool",
+        "No active browser page",
+    ],
+)
+def test_a_refusal_that_names_an_unmet_precondition_is_inconclusive(text: str) -> None:
+    for source in CaseSource:
+        (judged,) = judge_controls([_run(_case(source=source), _text(text, is_error=True))])
+        assert judged.inconclusive is not None and "unmet precondition" in judged.inconclusive
+    assert unmet_precondition(text) is not None
+
+
+def test_an_ordinary_refusal_is_no_precondition() -> None:
+    for text in ("not a git repository", "Invalid arguments: limit must be >= 1", "no such note"):
+        assert unmet_precondition(text) is None
+    (judged,) = judge_controls(
+        [_run(_case(source=CaseSource.SCHEMA), _text("no such note", is_error=True))]
+    )
+    assert judged.conclusive
+
+
+def test_the_setup_tool_a_precondition_names_is_found_only_among_the_servers_tools() -> None:
+    text = "No workspace is set. Call open_workspace first."
+    assert setup_tool(text, ["list_notes", "open_workspace"], "list_notes") == "open_workspace"
+    assert setup_tool(text, ["list_notes"], "list_notes") is None
+    assert setup_tool("Call list_notes first", ["list_notes"], "list_notes") is None
+
+
+def _offline(kind: CaseKind, text: str, **kw: JSON) -> CaseResult:
+    args = {"city": "Paris"} if kind is CaseKind.VALID else {"city": 7}
+    return _run(_case(kind, arguments=args), _text(text, is_error=True, **kw))
+
+
+def test_a_malformed_case_answered_like_the_offline_control_is_a_validation_bypass() -> None:
+    offline = "fetch failed (getaddrinfo ENOTFOUND api.weather.example)"
+    judged = judge_controls(
+        [_offline(CaseKind.VALID, offline), _offline(CaseKind.WRONG_TYPE, offline)]
+    )
+    assert judged[0].inconclusive is not None  # the control: the machine has no network
+    bypass = judged[1]
+    assert bypass.validation_bypass and bypass.conclusive and not bypass.rejected
+    assert problem_keys(to_result_out(bypass)) == ["validationBypass"]
+
+
+def test_a_different_answer_to_malformed_input_offline_is_no_bypass() -> None:
+    offline = "fetch failed (getaddrinfo ENOTFOUND api.weather.example)"
+    other = "fetch failed (getaddrinfo ENOTFOUND 7)"  # the bad value reached the URL: not the same
+    judged = judge_controls(
+        [_offline(CaseKind.VALID, offline), _offline(CaseKind.WRONG_TYPE, other)]
+    )
+    assert not judged[1].validation_bypass and judged[1].inconclusive is not None
+    checked = judge_controls(
+        [_offline(CaseKind.VALID, offline), _offline(CaseKind.WRONG_TYPE, "Invalid arguments")]
+    )
+    assert not checked[1].validation_bypass and checked[1].conclusive and checked[1].rejected
+
+
+def test_a_schema_whose_properties_are_all_optional_gives_a_synthesized_empty_call() -> None:
+    defaults = {
+        "name": "t",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"limit": {"type": "integer", "default": 20}},
+        },
+    }
+    valid = next(c for c in generate_cases(defaults).cases if not c.malformed)
+    assert valid.arguments == {} and valid.source is CaseSource.SYNTHESIZED
+    required = {
+        "name": "t",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"limit": {"type": "integer", "default": 20}},
+            "required": ["limit"],
+        },
+    }
+    valid = next(c for c in generate_cases(required).cases if not c.malformed)
+    assert valid.arguments == {"limit": 20} and valid.source is CaseSource.SCHEMA

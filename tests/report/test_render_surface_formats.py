@@ -168,6 +168,7 @@ def test_the_sarif_help_carries_the_catalogue_advice_the_report_fix_plan_does_no
         "crash",
         "silentlyAccepted",
         "outputSchemaViolation",
+        "validationBypass",
         "leak",
     }
     for kind in advised:

@@ -55,6 +55,8 @@ __all__ = [
     "failure_text",
     "judge_controls",
     "protocol_notes",
+    "setup_tool",
+    "unmet_precondition",
 ]
 
 _MAX_JSON_TEXT = 20_000  # a text answer longer than this is not parsed as one JSON object
@@ -75,9 +77,16 @@ _FAILURE_START = re.compile(
       | failure\s*:
       | fatal\s*:
       | [A-Z][A-Za-z0-9_]{0,80}(?:Error|Exception)\s*:
+      | error\s+(?!(?:handling|reporting|logging|tracking|monitoring)\b)[a-z]{2,30}ing\b
+        [^\n:]{0,80}:
+      | (?!(?:no|last|previous|zero)\s)[a-z][\w-]{1,30}(?:\s[a-z][\w-]{1,30}){0,2}\s+error\s*:
     )""",
     re.IGNORECASE | re.VERBOSE,
 )
+
+
+_ERROR_ENVELOPE = frozenset({"error", "message", "code", "details", "detail", "status"})
+_FAILED_STATUS = frozenset({"error", "failed", "failure"})
 
 
 def _failure_object(value: JSON) -> bool:
@@ -85,8 +94,12 @@ def _failure_object(value: JSON) -> bool:
         return False
     error = value.get("error")
     has_error = error not in (None, False, "", [], {})
-    if set(value) == {"error"}:
-        return has_error
+    status = value.get("status")
+    if isinstance(status, str) and status.lower() in _FAILED_STATUS:
+        # ``{"status": "error", "message": …}``: an envelope that says it failed
+        return set(value) <= _ERROR_ENVELOPE | {"errorCode", "error_code"}
+    if set(value) <= _ERROR_ENVELOPE | {"errorCode", "error_code"} and "error" in value:
+        return has_error  # nothing but an error and its envelope (``{"error": …, "code": 7}``)
     flag = next((value[k] for k in ("success", "ok") if k in value), None)
     return flag is False and has_error
 
@@ -122,6 +135,12 @@ def failure_text(text: str, structured: JSON = None, sent: JSON = None) -> str |
 
 # --------------------------------------------------------------------------- environment
 
+# A command that installs something: what an environment message tells the user to run.
+_INSTALL_HINT = (
+    r"(?:\b(?:pip3?|uv(?: pip)?|pipx|poetry|npm|pnpm|yarn|bun|apt(?:-get)?|brew|dnf|apk|cargo"
+    r"|go|gem|conda)\s+(?:install|add|i|get)\b|\bnpx\s+\S{1,80}\s+install\b"
+    r"|\b(?:playwright|puppeteer)\s+install\b)"
+)
 _LOCAL_HOST = r"(?:127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|::1|\[::1\])"
 _ENVIRONMENT: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
@@ -133,7 +152,13 @@ _ENVIRONMENT: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|nodename nor servname|No address associated with hostname"
             r"|Network is unreachable|No route to host|Could not resolve host"
             r"|Failed to resolve|getaddrinfo failed|\[Errno -[235]\]"
-            r"|due to a connection issue|All connection attempts failed|\bConnectError\b",
+            r"|due to a connection issue|All connection attempts failed|\bConnectError\b"
+            # prose: a remote service that could not be reached (after retries)
+            r"|(?:could not|couldn't|cannot|can't|unable to|failed to)\s+(?:be\s+)?"
+            r"(?:reach|connect(?:ed)?\s+to|contact|establish\s+a\s+connection)"
+            r"|(?:could not|couldn't|unable to|failed to)\s+\w+(?:\s+\S+){0,6}?\s+after\s+\d+"
+            r"\s+(?:retries|attempts|tries)|Max retries exceeded|\bETIMEDOUT\b|\bECONNRESET\b"
+            r"|Connection (?:timed out|reset by peer)|\bservice (?:is )?unreachable",
             re.IGNORECASE,
         ),
     ),
@@ -153,14 +178,28 @@ _ENVIRONMENT: tuple[tuple[str, re.Pattern[str]], ...] = (
         "a browser or binary that is not installed here",
         re.compile(
             r"Executable doesn't exist|spawn \S{1,200} ENOENT|command not found"
-            r"|not found (?:at|in) \S{1,300}.{0,200}\brun\b.{0,100}\binstall\b"
-            r"|Please run the following command to download new browsers",
+            # the install hint may be on the next line (``[\s\S]``: across lines)
+            r"|not found (?:at|in) \S{1,300}[\s\S]{0,200}?\brun\b[\s\S]{0,100}?\binstall\b"
+            r"|(?:is not|isn't|not) installed[\s\S]{0,200}?"
+            + _INSTALL_HINT
+            + r"|(?:executable|binary|browser|chrom(?:e|ium)|firefox|webkit)\b[^\n]{0,80}?"
+            r"\bnot found[\s\S]{0,200}?"
+            + _INSTALL_HINT
+            + r"|Please run the following command to download new browsers",
             re.IGNORECASE,
         ),
     ),
     (
         "an optional module that is not installed here",
-        re.compile(r"No module named ['\"][\w.]{1,200}['\"]|Cannot find module ['\"][^'\"]{1,200}"),
+        re.compile(
+            r"No module named ['\"][\w.]{1,200}['\"]|Cannot find module ['\"][^'\"]{1,200}"
+            # a missing optional extra, with the command that installs it
+            r"|(?:requires?|needs?|missing|optional)\b[\s\S]{0,200}?(?:extra|dependenc(?:y|ies)"
+            r"|package|module)[\s\S]{0,200}?"
+            + _INSTALL_HINT
+            + r"|\b(?:pip|uv pip|pipx) install\s+['\"]?[\w.-]{1,100}\[[\w,.-]{1,100}\]",
+            re.IGNORECASE,
+        ),
     ),
 )
 
@@ -174,6 +213,50 @@ def environment_cause(text: str) -> str | None:
         if match is not None:
             evidence = " ".join(match.group(0).split())[:80]
             return f"{what} (`{evidence}`)"
+    return None
+
+
+# --------------------------------------------------------------------------- preconditions
+
+_NAME = r"`?['\"]?([A-Za-z_][\w.-]{0,63})['\"]?`?"
+_PRECONDITION = re.compile(
+    r"\bno\s+(?:active\s+|current\s+)?(?:working\s+director(?:y|ies)|workspace|session|project"
+    r"|repository|database|connection|context|document|workbook|browser|page|tab|root"
+    r"|allowed\s+director(?:y|ies))\b[^.\n]{0,40}?\b(?:is\s+|has\s+been\s+|was\s+)?"
+    r"(?:set|selected|open(?:ed)?|active|configured|initiali[sz]ed|loaded|started|connected"
+    r"|specified|available)\b"
+    r"|\bno\s+active\s+(?:session|connection|project|workspace|browser|page|document)\b"
+    r"|\bnot\s+(?:yet\s+)?(?:been\s+)?initiali[sz]ed\b|\b(?:is\s+)?not\s+connected\b"
+    r"|\b(?:please\s+)?(?:call|run|use|invoke)\s+(?:the\s+)?" + _NAME + r"(?:\s+tool)?\s+first\b"
+    r"|\b(?:must|need\s+to|needs\s+to|have\s+to|should)\s+(?:first\s+)?(?:call|run|use|invoke)"
+    r"\s+(?:the\s+)?" + _NAME + r"(?:\s+tool)?\s+(?:before|first)\b",
+    re.IGNORECASE,
+)
+_NAMED_FIRST = re.compile(
+    r"\b(?:call|run|use|invoke)\s+(?:the\s+)?" + _NAME + r"(?:\s+tool)?\s+(?:first|before)\b",
+    re.IGNORECASE,
+)
+
+
+def unmet_precondition(text: str | None) -> str | None:
+    """The words of ``text`` that refuse a call for an unmet precondition (no working directory
+    or session set yet, "call X first", not initialised), or None. Such a refusal is about the
+    order of calls, not about the arguments: it proves nothing about the call refused."""
+    if not text:
+        return None
+    match = _PRECONDITION.search(text[:100_000])
+    return " ".join(match.group(0).split())[:80] if match is not None else None
+
+
+def setup_tool(text: str | None, tools: Sequence[str], refused_by: str) -> str | None:
+    """The tool a precondition refusal names as the one to call first, when it is one of the
+    server's ``tools`` (and not ``refused_by`` itself), else None."""
+    if not text:
+        return None
+    known = set(tools) - {refused_by}
+    for match in _NAMED_FIRST.finditer(text[:100_000]):
+        if match.group(1) in known:
+            return match.group(1)
     return None
 
 
@@ -254,11 +337,62 @@ def judge_controls(results: Sequence[CaseResult]) -> tuple[CaseResult, ...]:
     return tuple(judged)
 
 
+_BYPASS_NOTE = (
+    "answered exactly like the tool's valid call, which failed for want of {need}: the malformed "
+    "input reached the handler unvalidated"
+)
+
+
+def _same_answer(result: CaseResult, control: CaseResult) -> bool:
+    """Whether a malformed case got the very answer of the failed control (the same outcome,
+    error code and text, once each call's own argument strings are blanked out)."""
+    if (result.outcome, result.error_code) != (control.outcome, control.error_code):
+        return False
+    return _blanked(result) == _blanked(control) and _blanked(result) != ""
+
+
+def _blanked(result: CaseResult) -> str:
+    text = result.message or ""
+    values = result.arguments.values() if isinstance(result.arguments, dict) else ()
+    for value in sorted((v for v in values if isinstance(v, str) and v), key=len, reverse=True):
+        text = text.replace(value, "…")
+    return text
+
+
+def _environment_judged(result: CaseResult, control: CaseResult | None) -> CaseResult:
+    """A result the machine caused: inconclusive, except (a) an error dressed as success (the
+    missing ``isError`` is the server's choice, wherever it runs) and (b) a malformed case that
+    got the failed control's very answer (the input reached the same failing call unchecked)."""
+    if result.outcome is Outcome.OK:
+        return result
+    if (
+        result.malformed
+        and control is not None
+        and control.environment is not None
+        and control.outcome is not Outcome.OK
+        and _same_answer(result, control)
+    ):
+        note = _BYPASS_NOTE.format(need=control.environment)
+        return replace(result, validation_bypass=True, note=_joined(note, result.note))
+    return _mark(result, f"the call needs {result.environment}, which this machine lacks")
+
+
+def _joined(first: str, rest: str | None) -> str:
+    return first if not rest else f"{first}; {rest}"
+
+
 def _judge(result: CaseResult, control: CaseResult | None) -> CaseResult:
     if result.inconclusive is not None or result.outcome is Outcome.NOT_RUN:
         return result
     if result.environment is not None:
-        return _mark(result, f"the call needs {result.environment}, which this machine lacks")
+        return _environment_judged(result, control)
+    precondition = unmet_precondition(result.message) if result.rejected else None
+    if precondition is not None:
+        return _mark(
+            result,
+            f"the tool refused the call for an unmet precondition (`{precondition}`), not for "
+            "its arguments: set up what it names first (or give `--examples`) to judge it",
+        )
     if not result.malformed:
         if result.source is CaseSource.SYNTHESIZED and result.rejected:
             return _mark(result, _refused_sample_why(result))

@@ -417,7 +417,7 @@ class _Builder:
         return kept
 
     def _valid_arguments(self) -> dict[str, JSON] | None:
-        guesses = self.synth.guesses
+        guesses, declared = self.synth.guesses, self.synth.declared
         try:
             value = self.synth.value_for(self.root, only="object")
         except Unsatisfiable as exc:
@@ -433,8 +433,8 @@ class _Builder:
             )
             self.dropped.append(DroppedCase(self.name, "valid", "does not validate"))
             return None
-        if self.synth.guesses == guesses:  # every value is the schema's own word (or none)
-            self.source = CaseSource.SCHEMA
+        if self.synth.guesses == guesses and self.synth.declared > declared:
+            self.source = CaseSource.SCHEMA  # every value is the schema's own word (one at least)
         return value
 
     def _best_effort_base(self, root_view: dict[str, Any]) -> dict[str, JSON]:

@@ -208,6 +208,9 @@ class ValueSynthesizer:
         # A value built for a branch that is later abandoned still counts, so the count errs
         # towards "synthesized" (a refusal of it is then inconclusive, never a false failure).
         self.guesses = 0
+        # How many values were the schema's own word: a case built of none (``{}`` for a tool
+        # whose properties are all optional) is mcprobe's synthesis, not the author's example.
+        self.declared = 0
 
     def value_for(
         self, schema: JSON, depth: int = 0, only: str | None = None, name: str | None = None
@@ -233,7 +236,9 @@ class ValueSynthesizer:
             _literal_candidates(view), ((v, False) for v in hinted_values(name))
         ):
             if _type_ok(candidate, only) and self.accepts(schema, candidate):
-                if not declared:
+                if declared:
+                    self.declared += 1
+                else:
                     self.guesses += 1
                 return copy_json(candidate)
         return self._solve(view, schema, depth, only)

@@ -366,6 +366,8 @@ def _not_measured_reason(fuzz: FuzzRun, what: str) -> str:
 
 def _failure_cause(result: CaseResult) -> str:
     """The verdict of a malformed case (or the unknown-tool probe) that was not rejected."""
+    if result.validation_bypass:
+        return "validationBypass"
     if result.outcome is Outcome.OK:
         return "silentlyAccepted"  # the probe too: its line reads "silently accepted" as well
     if result.invalid_result:
