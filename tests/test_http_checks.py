@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import anyio
 import pytest
+from mcp.server.sse import SseServerTransport
 from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Mount, Route
 
 from mcprobe.client.http_probe import is_loopback_url
 from mcprobe.core.checks.catalogue import Verdict
@@ -18,6 +23,7 @@ from mcprobe.core.checks.http import (
 )
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.audit import AuditOptions, audit_spec
+from mcprobe.engine.http_probes import HTTP_CHECKS
 from mcprobe.report.model import ConformanceReport
 from tests.targets.era_server import build_server
 from tests.targets.hostile_http import serve
@@ -92,3 +98,38 @@ def test_the_judges_refuse_to_blame_without_an_answer_or_past_authentication() -
     assert judge_session_delete(ok, HttpAnswer("a", 404)).verdict is Verdict.PASS
     assert judge_session_delete(ok, HttpAnswer("a", 200)).verdict is Verdict.FAIL
     assert judge_session_delete(HttpAnswer("d", 405), None).verdict is Verdict.PASS
+
+
+def _sse_only_app() -> Starlette:
+    """A legacy HTTP+SSE server (GET /sse, POST /messages/): no Streamable HTTP endpoint."""
+    server = build_server()
+    sse = SseServerTransport("/messages/")
+
+    async def handle_sse(request: Request) -> Response:
+        async with sse.connect_sse(request.scope, request.receive, request._send) as streams:
+            await server.run(streams[0], streams[1], server.create_initialization_options())
+        return Response()
+
+    return Starlette(
+        routes=[
+            Route("/sse", endpoint=handle_sse, methods=["GET"]),
+            Mount("/messages/", app=sse.handle_post_message),
+        ]
+    )
+
+
+async def test_after_a_fallback_to_legacy_sse_the_streamable_http_checks_do_not_apply() -> None:
+    """Issue 23 item 3: POSTing initialize to an SSE endpoint got 404 text/html, two MUST
+    failures and three unearned passes; the audit spoke SSE, so none of them applies."""
+    with anyio.fail_after(60):
+        async with serve(_sse_only_app()) as base:
+            spec = TargetSpec("http", url=f"{base}/sse", connect_timeout=10, call_timeout=5)
+            report = await audit_spec(spec, fuzz=False, options=AuditOptions(overall_timeout=50))
+    verdicts = _http(report)
+    assert set(verdicts) == set(HTTP_CHECKS)
+    assert set(verdicts.values()) == {"notApplicable"}
+    assert report.surface is not None
+    why = {c.message for c in report.surface.checks if c.area == "http"}
+    assert len(why) == 1 and "fell back to the legacy HTTP+SSE transport" in why.pop()
+    metadata = next(d for d in report.dimensions if d.key == "metadata")
+    assert not any("http." in r for r in metadata.reasons)

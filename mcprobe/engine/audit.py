@@ -178,6 +178,8 @@ async def run_audit(
             f"Canary: `{canary[0]}={canary[1]}` was added to the target's environment (not a "
             "secret); security.canary_leak reports any answer that contains it."
         )
+    elif target_out is not None and target_out.transport in _REMOTE:
+        notes.append(_NO_CANARY_OVER_HTTP)
     report = build_report(
         snapshot,
         findings,
@@ -201,6 +203,15 @@ async def run_audit(
         report = report.model_copy(update={"drift": drift})
     report = scrub_report(report, tuple(secrets))
     return report.model_copy(update={"markdown": render_markdown(report)})
+
+
+_REMOTE = ("http", "sse")  # core.target_spec.Transport: every one but stdio
+_NO_CANARY_OVER_HTTP = (
+    "Environment exposure was not provable here: mcprobe plants its canary variable only in a "
+    "process it starts, and this server was already running behind a URL, so a tool that hands "
+    "out its environment (security.canary_leak) cannot be caught over HTTP. To prove it, audit "
+    "the server's stdio command: `mcprobe audit --fuzz -- <command>`."
+)
 
 
 def _beyond_tools(
@@ -254,6 +265,7 @@ async def audit_spec(
                 deadline,
                 options.call_timeout,
                 protocol=spec.protocol,
+                wire=target.transport,
             ),
         )
         target.close_soon(options.close_grace)

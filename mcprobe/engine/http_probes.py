@@ -33,7 +33,7 @@ from mcprobe.core.checks.http import (
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.core.version import __version__
 
-__all__ = ["run_http_probes"]
+__all__ = ["HTTP_CHECKS", "run_http_probes"]
 
 VERSION = "2025-11-25"
 MODERN = "2026-07-28"
@@ -115,13 +115,33 @@ async def _modern_probes(http: HttpExchange) -> list[CheckResult]:
     return checks
 
 
+HTTP_CHECKS = (
+    "http.content_type",
+    "http.origin",
+    "http.host",
+    "http.protocol_version_header",
+    "http.get_stream",
+    "http.session_unknown",
+    "http.session_delete",
+)
+_FELL_BACK = (
+    "the audit fell back to the legacy HTTP+SSE transport (the URL does not speak Streamable "
+    "HTTP), so the Streamable HTTP checks do not apply"
+)
+
+
 async def run_http_probes(
-    spec: TargetSpec, timeout: float | None, era: str = "handshake"
+    spec: TargetSpec, timeout: float | None, era: str = "handshake", wire: str = "http"
 ) -> list[CheckResult]:
     """The HTTP checks, or [] when the target is not a Streamable HTTP URL on loopback; in
-    ``era`` "modern" (a server that speaks 2026-07-28 only), that revision's form of them."""
+    ``era`` "modern" (a server that speaks 2026-07-28 only), that revision's form of them. When
+    the audit spoke legacy HTTP+SSE (``wire`` "sse", after the fallback), every check is "not
+    applicable": POSTing ``initialize`` to an SSE endpoint proves nothing about Streamable
+    HTTP."""
     if spec.transport != "http" or not is_loopback_url(spec.url):
         return []
+    if wire == "sse":
+        return [_not_applicable(check, _FELL_BACK) for check in HTTP_CHECKS]
     if era == "modern":
         async with open_exchange(spec, min(timeout or _TIMEOUT, _TIMEOUT)) as http:
             return await _modern_probes(http)

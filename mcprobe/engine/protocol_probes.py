@@ -343,12 +343,18 @@ async def probe_version_negotiation(spec: TargetSpec, deadline: float | None) ->
 
 
 async def second_connection_checks(
-    spec: TargetSpec, deadline: float | None, timeout: float | None, era: str, protocol: str
+    spec: TargetSpec,
+    deadline: float | None,
+    timeout: float | None,
+    era: str,
+    protocol: str,
+    wire: str = "http",
 ) -> tuple[list[CheckResult], list[str]]:
     """The checks that need a fresh connection to the same target, and the eras it speaks:
     on a handshake-era target, version negotiation and (``protocol="auto"``) whether it also
     speaks 2026-07-28. A modern-era audit reached under ``auto`` only after initialize was
-    refused, so the target speaks that era alone."""
+    refused, so the target speaks that era alone. ``wire``: the protocol the audit spoke (``sse``
+    after the fallback from Streamable HTTP)."""
     eras = [era]
     checks: list[CheckResult] = []
     if era == "handshake":
@@ -358,5 +364,5 @@ async def second_connection_checks(
             if spoken:
                 eras.append("modern")
                 checks.extend(modern)
-    checks.extend(await run_http_probes(spec, timeout, era))
+    checks.extend(await run_http_probes(spec, timeout, era, wire))
     return checks, eras

@@ -822,3 +822,11 @@ _REASON_WORDS = {
     "unbuildable": ["no case could be built"],
     "deadline": ["deadline"],
 }
+
+
+def test_a_tools_filter_that_matched_a_tool_skipped_for_consent_is_not_blamed() -> None:
+    """Issue 23 item 5: ``--tools t0`` matched ``t0``; it was consent that kept it uncalled."""
+    matched = _skipped(("t0", NEEDS_WRITES), ("t1", NOT_REQUESTED), ("t2", NOT_REQUESTED))
+    reason = score_server(snapshot(3), [], matched).not_graded
+    assert reason is not None and "1 tool needs consent: 1 additive-write" in reason
+    assert "--tools" not in reason
