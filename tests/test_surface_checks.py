@@ -60,6 +60,7 @@ async def test_a_conforming_server_passes_every_check_it_is_given() -> None:
         "prompts.unknown_name",
         "protocol.ping",
         "protocol.unknown_method",
+        "protocol.unknown_method_code",
         "protocol.invalid_cursor",
         "protocol.logging",
         "protocol.completion",
@@ -86,7 +87,7 @@ async def test_a_conforming_server_passes_every_check_it_is_given() -> None:
         ("unknown_prompt_ok", "prompts.unknown_name"),
         ("prompt_bad_role", "prompts.get"),
         ("ping_error", "protocol.ping"),
-        ("unknown_method_code", "protocol.unknown_method"),
+        ("unknown_method_code", "protocol.unknown_method_code"),
         ("cursor_ok", "protocol.invalid_cursor"),
         ("logging_missing", "protocol.logging"),
         ("completion_bad", "protocol.completion"),
@@ -196,3 +197,23 @@ async def test_a_server_without_tools_is_graded_from_its_resource_and_prompt_che
 async def test_the_same_server_with_its_tool_called_is_graded() -> None:
     report = await _audit(fuzz=True)
     assert report.not_graded is None and report.overall is not None
+
+
+async def test_an_unimplemented_optional_templates_list_is_not_applicable_not_a_failure() -> None:
+    """Issue 23 item 4: no normative sentence asks for resources/templates/list; -32601 is the
+    right answer of a server without templates."""
+    report = await _audit("no_templates")
+    assert report.surface is not None
+    (templates,) = [c for c in report.surface.checks if c.check == "resources.templates_list"]
+    assert templates.verdict == "notApplicable" and "-32601" in templates.message
+    assert _failed(report) == set()
+
+
+async def test_failed_should_checks_are_one_advice_line_not_a_fix_item_each() -> None:
+    """Issue 23 item 4: protocol.invalid_cursor fails on reference servers too: advice."""
+    report = await _audit("cursor_ok", "unknown_method_code")
+    assert report.markdown is not None
+    fixes = report.markdown.split("## Recommended fixes", 1)[1]
+    (advice,) = [line for line in fixes.splitlines() if line.startswith("**Advice**")]
+    assert "`protocol.invalid_cursor`" in advice and "`protocol.unknown_method_code`" in advice
+    assert not any(line[:1].isdigit() and "invalid_cursor" in line for line in fixes.splitlines())

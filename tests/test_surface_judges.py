@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mcprobe.core.checks.catalogue import CHECKS, Verdict, check_result
 from mcprobe.core.checks.prompts import PromptRef, judge_get, messages_problems
+from mcprobe.core.checks.protocol import judge_unknown_method, judge_unknown_method_code
 from mcprobe.core.checks.resources import (
     ResourceRef,
     absent_uri,
@@ -171,3 +172,21 @@ def test_version_negotiation_fails_on_an_echo_or_a_refusal_and_is_inconclusive_w
     )
     assert verdict(None, lost="target exited with code 1") is Verdict.INCONCLUSIVE
     assert verdict("1999-01-01") is Verdict.INCONCLUSIVE
+
+
+def test_an_unknown_method_rejected_with_any_code_meets_the_must_and_the_code_is_advice() -> None:
+    """Issue 23 item 4: the mcp Python SDK 1.x answers -32602; a wrong code is an SDK-level
+    detail (no points, like the TypeScript SDK's -32603 for ``arguments: []``), and the note
+    says which release fixes it."""
+    sent = "mcprobe/nonexistent_method {}"
+    sdk1 = _error(-32602)
+    assert judge_unknown_method(sdk1, sent).verdict is Verdict.PASS
+    code = judge_unknown_method_code(sdk1, sent)
+    assert code is not None and code.verdict is Verdict.FAIL and not code.scored_failure
+    assert "mcp 2.x answers -32601" in code.message
+    clean = judge_unknown_method_code(_error(-32601), sent)
+    assert clean is not None and clean.verdict is Verdict.PASS
+    # a result, or no answer, is still the MUST failure (and no code to judge)
+    answered = _result({"ok": True})
+    assert judge_unknown_method(answered, sent).scored_failure
+    assert judge_unknown_method_code(answered, sent) is None

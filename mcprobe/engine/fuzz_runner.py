@@ -80,6 +80,7 @@ from mcprobe.core.model import (
     TargetDeath,
 )
 from mcprobe.core.target_protocol import RestartableTarget, Target
+from mcprobe.engine.setup_retry import retry_after_setup
 
 __all__ = ["DEFAULT_CONCURRENCY", "MAX_RESTARTS", "ProgressCallback", "run_fuzz"]
 
@@ -433,6 +434,13 @@ async def run_fuzz(
         if not await run.ensure_alive():  # restarted only when there is something to send
             break
         await run.wave(queue, width)
+    await retry_after_setup(
+        [item.case for item in items],
+        run.results,
+        run.send,
+        lambda index, raw: items[index].classify(raw),
+        run.ensure_alive,
+    )
     await run.replay()
     stopped = run.stopped or run.withheld
     why = f"not run: {stopped}" if stopped is not None else _DEADLINE

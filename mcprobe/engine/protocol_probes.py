@@ -40,6 +40,7 @@ from mcprobe.core.checks.protocol import (
     judge_ping,
     judge_result_type,
     judge_unknown_method,
+    judge_unknown_method_code,
     judge_unsupported_version,
     judge_version_negotiation,
 )
@@ -110,6 +111,10 @@ class _Probe:
         raw, sent = await self.send(method, {})
         listing_failed = raw.kind is RawKind.JSONRPC_ERROR and raw.error_code == -32601
         verdict = Verdict.INCONCLUSIVE if raw.kind is RawKind.NOT_RUN else Verdict.FAIL
+        if listing_failed and method in OPTIONAL_LISTINGS:
+            # No normative sentence asks for it: -32601 is the right answer to an optional
+            # method the server does not implement.
+            verdict = Verdict.NOT_APPLICABLE
         message = (
             f"{method} is not implemented (-32601)"
             if listing_failed
@@ -119,6 +124,10 @@ class _Probe:
             check_result(check, verdict, message, request=sent, observed=describe(raw))
         )
         return None
+
+
+# Listings the spec describes without requiring them of a server that declares the capability.
+OPTIONAL_LISTINGS = frozenset({"resources/templates/list"})
 
 
 async def run_surface_probes(
@@ -266,6 +275,9 @@ async def _protocol(
         probe.checks.append(judge_ping(raw, sent))
     raw, sent = await probe.send(UNKNOWN_METHOD, {})
     probe.checks.append(judge_unknown_method(raw, sent))
+    code = judge_unknown_method_code(raw, sent)
+    if code is not None:
+        probe.checks.append(code)
     if "tools" in caps:
         raw, sent = await probe.send("tools/list", {"cursor": INVALID_CURSOR})
         probe.checks.append(judge_invalid_cursor(raw, sent))

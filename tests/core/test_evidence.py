@@ -11,6 +11,7 @@ from mcprobe.core.calls.evidence import (
     failure_text,
     judge_controls,
     protocol_notes,
+    setup_plan,
     setup_tool,
     unmet_precondition,
 )
@@ -485,3 +486,16 @@ def test_a_schema_whose_properties_are_all_optional_gives_a_synthesized_empty_ca
     }
     valid = next(c for c in generate_cases(required).cases if not c.malformed)
     assert valid.arguments == {"limit": 20} and valid.source is CaseSource.SCHEMA
+
+
+def test_the_setup_plan_names_each_setup_tool_once_with_the_tools_that_wait_for_it() -> None:
+    refusal = "No workspace is set. Call open_workspace first."
+    results = [
+        _run(_case(tool="list_notes"), _text(refusal, is_error=True)),
+        _run(_case(CaseKind.WRONG_TYPE, tool="list_notes"), _text(refusal, is_error=True)),
+        _run(_case(tool="search"), _text(refusal, is_error=True)),
+        _run(_case(tool="other"), _text("no such note", is_error=True)),
+    ]
+    tools = ["list_notes", "search", "other", "open_workspace"]
+    assert setup_plan(results, tools) == {"open_workspace": ["list_notes", "search"]}
+    assert setup_plan(results, ["list_notes", "search", "other"]) == {}  # not a tool of the run

@@ -113,3 +113,17 @@ async def test_an_http_report_says_environment_exposure_was_not_provable_and_how
     stdio = await _audit("list_tags")
     assert not any(n.startswith("Environment exposure was not provable") for n in stdio.notes)
     assert any(n.startswith("Canary: ") for n in stdio.notes)
+
+
+async def test_a_refusal_naming_its_setup_tool_is_sent_again_after_calling_it() -> None:
+    """Issue 23 item 1: "Call open_workspace first": mcprobe calls open_workspace (a tool the
+    run calls anyway) and sends list_notes' refused calls again, judged by that answer."""
+    report = await _audit("list_notes", "open_workspace")
+    notes = [r for r in report.fuzz if r.name == "list_notes"]
+    valid = next(r for r in notes if not r.malformed)
+    assert valid.outcome == "ok" and not valid.inconclusive
+    assert valid.note is not None and "after calling `open_workspace` first" in valid.note
+    # its malformed cases now meet a working control: clean, conclusive rejections
+    bad = [r for r in notes if r.malformed and r.kind != "non_object_arguments"]
+    assert bad and all(r.outcome == "toolError" and not r.inconclusive for r in bad)
+    assert all("Invalid arguments" in (r.message or "") for r in bad)

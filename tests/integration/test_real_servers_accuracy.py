@@ -180,3 +180,59 @@ def test_realistic_examples_make_the_valid_calls_conclusive_and_liveness_measure
     assert liveness["score"] == 10.0
     assert "valid calls succeeded cleanly" in liveness["reasons"][0]
     assert report["notGraded"] is None and report["overall"] is not None
+
+
+# --------------------------------------------------------------------------- issue 23
+
+
+@pytest.mark.parametrize("server_id", SERVER_IDS)
+def test_no_official_server_is_charged_a_validation_bypass_or_an_unmet_precondition(
+    server_id: str, default_audit: Callable[[str], RealAudit]
+) -> None:
+    """The honest look-alikes of issue 23: the reference servers validate before they work, so
+    no malformed case gets the failed control's very answer; none refuses for a precondition."""
+    report = default_audit(server_id).report
+    assert not any(r["validationBypass"] for r in report["fuzz"])
+    assert not any("unmet precondition" in (r["inconclusive"] or "") for r in report["fuzz"])
+    eh = next(d for d in report["dimensions"] if d["key"] == "errorHandling")
+    assert not any(d["cause"] == "validationBypass" for d in eh["deductions"])
+
+
+def test_the_fetch_servers_offline_control_does_not_hide_its_validation(
+    default_audit: Callable[[str], RealAudit],
+) -> None:
+    """fetch's valid call fails offline (environment), yet its pydantic validation answers
+    malformed input differently: those rejections stay conclusive and clean, not bypasses."""
+    report = default_audit("fetch").report
+    malformed = [r for r in report["fuzz"] if r["malformed"] and r["outcome"] != "notRun"]
+    assert malformed and all(not r["validationBypass"] for r in malformed)
+    assert any(not r["inconclusive"] and r["outcome"] == "toolError" for r in malformed)
+
+
+@pytest.mark.parametrize("server_id", ["everything", "filesystem", "memory"])
+def test_an_empty_call_of_an_all_optional_tool_is_mcprobes_synthesis(
+    server_id: str, default_audit: Callable[[str], RealAudit]
+) -> None:
+    """e.g. everything's get-resource-links (every property has a default) and filesystem's
+    list_allowed_directories: `{}` uses no word of the schema, so it is `synthesized`."""
+    report = default_audit(server_id).report
+    empty = [r for r in report["fuzz"] if r["case"] == "valid" and r["arguments"] == {}]
+    assert empty and all(r["source"] == "synthesized" for r in empty)
+
+
+@pytest.mark.parametrize("server_id", SERVER_IDS)
+def test_the_unknown_method_code_of_current_sdks_passes_and_should_failures_are_advice(
+    server_id: str, default_audit: Callable[[str], RealAudit]
+) -> None:
+    report = default_audit(server_id).report
+    checks = {c["check"]: c for c in report["surface"]["checks"]}
+    assert checks["protocol.unknown_method"]["verdict"] == "pass"
+    assert checks["protocol.unknown_method_code"]["verdict"] == "pass"
+    # protocol.invalid_cursor fails on every reference server: one advice line, no fix item
+    markdown = report["markdown"] or ""
+    fixes = markdown.split("## Recommended fixes", 1)[-1]
+    if checks["protocol.invalid_cursor"]["verdict"] == "fail":
+        assert "**Advice** (SHOULDs of the spec, not scored)" in fixes
+        assert not any(
+            line[:1].isdigit() and "invalid_cursor" in line for line in fixes.split("\n")
+        )

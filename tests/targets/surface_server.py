@@ -16,6 +16,7 @@ Standard library only, deterministic. Defects:
   ping_error           ping is answered with -32603
   unknown_method_code  an unknown method gets -32600 instead of -32601
   cursor_ok            tools/list ignores an invalid cursor (a page comes back)
+  no_templates         resources/templates/list is -32601 (optional: honest, not a defect)
   logging_missing      advertises logging but logging/setLevel is -32601
   completion_bad       completion/complete answers values that are not strings
   version_echo         initialize answers with whatever protocolVersion was offered
@@ -199,6 +200,9 @@ class SurfaceServer:
         self.reply(rid, {"resources": RESOURCES + extra})
 
     def templates_list(self, rid: Json, params: dict[str, Json]) -> None:
+        if "no_templates" in self.defects:
+            self.error(rid, -32601, "Method not found")
+            return
         extra = LINT_TEMPLATES if "lint" in self.defects else []
         self.reply(rid, {"resourceTemplates": TEMPLATES + extra})
 

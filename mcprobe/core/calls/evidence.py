@@ -55,6 +55,7 @@ __all__ = [
     "failure_text",
     "judge_controls",
     "protocol_notes",
+    "setup_plan",
     "setup_tool",
     "unmet_precondition",
 ]
@@ -258,6 +259,21 @@ def setup_tool(text: str | None, tools: Sequence[str], refused_by: str) -> str |
         if match.group(1) in known:
             return match.group(1)
     return None
+
+
+def setup_plan(results: Sequence[CaseResult], tools: Sequence[str]) -> dict[str, list[str]]:
+    """Setup tool -> the tools whose calls it refused to run without it: from each result
+    refused for an unmet precondition whose message names another of the called ``tools`` to
+    call first (in the order first seen). The engine calls that tool once, then sends the
+    refused calls again."""
+    plan: dict[str, list[str]] = {}
+    for result in results:
+        if not result.rejected or unmet_precondition(result.message) is None:
+            continue
+        named = setup_tool(result.message, tools, result.tool)
+        if named is not None and result.tool not in plan.setdefault(named, []):
+            plan[named].append(result.tool)
+    return plan
 
 
 # --------------------------------------------------------------------------- controls

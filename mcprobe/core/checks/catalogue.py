@@ -253,11 +253,20 @@ _SPECS: tuple[CheckSpec, ...] = (
     CheckSpec(
         "protocol.unknown_method",
         _X,
-        "An unknown method gets -32601",
+        "An unknown method gets a JSON-RPC error",
         "https://www.jsonrpc.org/specification#error_object (MCP basic: JSON-RPC 2.0 errors)",
         _MUST,
         _MD,
         "answer requests for methods you do not implement with JSON-RPC error -32601",
+    ),
+    CheckSpec(
+        "protocol.unknown_method_code",
+        _X,
+        "An unknown method's error code is -32601",
+        "https://www.jsonrpc.org/specification#error_object (MCP basic: JSON-RPC 2.0 errors)",
+        _SHOULD,
+        _MD,
+        "answer unknown methods with -32601 (with the Python SDK: upgrade to mcp 2.x)",
     ),
     CheckSpec(
         "protocol.invalid_cursor",

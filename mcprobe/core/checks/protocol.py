@@ -25,6 +25,7 @@ __all__ = [
     "judge_ping",
     "judge_result_type",
     "judge_unknown_method",
+    "judge_unknown_method_code",
     "judge_unsupported_version",
     "judge_version_negotiation",
 ]
@@ -64,12 +65,46 @@ def judge_unknown_method(raw: RawCall, request: str) -> CheckResult:
             "protocol.unknown_method", Verdict.INCONCLUSIVE, describe(raw), **common
         )
     if raw.kind is RawKind.JSONRPC_ERROR:
-        why = f"answered with code {raw.error_code}, not -32601 (Method not found)"
-    elif raw.kind is RawKind.RESULT:
+        # Rejected, which is what the MUST asks; the code is an SDK-level detail, judged (no
+        # points) by protocol.unknown_method_code.
+        return check_result(
+            "protocol.unknown_method",
+            Verdict.PASS,
+            f"rejected with a JSON-RPC error ({raw.error_code}; see protocol.unknown_method_code)",
+            **common,
+        )
+    if raw.kind is RawKind.RESULT:
         why = "a method that does not exist was answered with a result"
     else:
         why = f"a request for an unknown method was not answered: {describe(raw)}"
     return check_result("protocol.unknown_method", Verdict.FAIL, why, **common)
+
+
+# Known SDK answers to an unknown method other than -32601, and the release that fixed them.
+_SDK_CODES = {
+    -32602: "the mcp Python SDK 1.x answers unknown methods with -32602 (its request parsing "
+    "fails first); mcp 2.x answers -32601",
+}
+
+
+def judge_unknown_method_code(raw: RawCall, request: str) -> CheckResult | None:
+    """A SHOULD (no points): an unknown method rejected with a JSON-RPC error whose code is not
+    -32601 — usually the SDK's request parsing, like the TypeScript SDK's -32603 for
+    ``arguments: []``. None when the answer was not an error (``protocol.unknown_method``
+    judges those)."""
+    if raw.kind is not RawKind.JSONRPC_ERROR:
+        return None
+    common = _common(raw, request)
+    if raw.error_code == METHOD_NOT_FOUND:
+        return check_result("protocol.unknown_method_code", Verdict.PASS, "-32601", **common)
+    known = _SDK_CODES.get(raw.error_code) if isinstance(raw.error_code, int) else None
+    why = f"answered with code {raw.error_code}, not -32601 (Method not found)"
+    return check_result(
+        "protocol.unknown_method_code",
+        Verdict.FAIL,
+        f"{why}: {known}" if known else why,
+        **common,
+    )
 
 
 def judge_invalid_cursor(raw: RawCall, request: str) -> CheckResult:

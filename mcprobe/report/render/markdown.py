@@ -31,9 +31,10 @@ from mcprobe.report.model import (
 )
 from mcprobe.report.render.drift_markdown import drift_section
 from mcprobe.report.render.escape import md_cell, md_code, md_inline, md_prose, md_text
-from mcprobe.report.render.surface_markdown import render_surface, surface_fixes
+from mcprobe.report.render.surface_markdown import render_surface, surface_advice, surface_fixes
 
 CLEAN = "Nothing to fix — this server passes every check."
+NOTHING_BUT_ADVICE = "Nothing to fix; only advice below (SHOULDs of the spec, not scored)."
 NO_CRITICAL = "✓ No critical behavioral issues"
 CRITICAL = "⚠ Critical:"
 
@@ -225,7 +226,7 @@ def _summary(report: ConformanceReport, findings: list[FindingOut], fixes: int) 
     lines.append(
         f"- {_plural(fixes, 'recommended fix', 'recommended fixes')} below, most serious first."
         if fixes
-        else f"- {CLEAN}"
+        else f"- {NOTHING_BUT_ADVICE if surface_advice(report) else CLEAN}"
     )
     return lines
 
@@ -731,13 +732,14 @@ def _uncovered_item(dimension: DimensionOut) -> list[str]:
 def _fixes(report: ConformanceReport, findings: list[FindingOut]) -> list[str]:
     items = _fix_items(report, findings)
     lines = ["## Recommended fixes", ""]
+    advice = surface_advice(report)
     if not items:
-        return [*lines, CLEAN]
+        return [*lines, *([NOTHING_BUT_ADVICE, "", *advice] if advice else [CLEAN])]
     for n, (first, *subs) in enumerate(items, start=1):
         marker = f"{n}. "
         lines.append(marker + first)
         lines += [" " * len(marker) + sub for sub in subs]  # nested under this item
-    return lines
+    return [*lines, *(["", *advice] if advice else [])]
 
 
 def _fix_items(report: ConformanceReport, findings: list[FindingOut]) -> list[list[str]]:

@@ -79,20 +79,37 @@ def render_surface(report: ConformanceReport) -> list[str]:
     return lines
 
 
-def surface_fixes(report: ConformanceReport) -> list[list[str]]:
-    """One "Recommended fixes" item per failed check (``must`` first), naming its subjects and
-    the request that reproduces the first failure."""
-    if report.surface is None:
-        return []
+def _failed(report: ConformanceReport, level: str) -> dict[str, list[CheckOut]]:
     failed: dict[str, list[CheckOut]] = {}
-    for check in report.surface.checks:
-        if check.verdict == "fail":
+    for check in report.surface.checks if report.surface is not None else ():
+        if check.verdict == "fail" and check.level == level:
             failed.setdefault(check.check, []).append(check)
+    return failed
+
+
+def surface_advice(report: ConformanceReport) -> list[str]:
+    """The failed SHOULD checks as one advice line after the numbered fixes (not a fix item
+    each: a recommendation that reference servers skip too is no defect to fix first), or []."""
+    failed = _failed(report, "should")
+    if not failed:
+        return []
+    parts = []
+    for name, checks in failed.items():
+        hint = md_prose(checks[0].hint, 200)
+        request = (
+            f"; reproduce: send {md_cell(checks[0].request, 120)}" if checks[0].request else ""
+        )
+        parts.append(f"`{name}` ({hint}{request})")
+    return ["**Advice** (SHOULDs of the spec, not scored): " + "; ".join(parts) + "."]
+
+
+def surface_fixes(report: ConformanceReport) -> list[list[str]]:
+    """One "Recommended fixes" item per failed ``must`` check, naming its subjects and the
+    request that reproduces the first failure (failed ``should`` checks: ``surface_advice``)."""
     items: list[list[str]] = []
-    for name, checks in sorted(failed.items(), key=lambda kv: kv[1][0].level != "must"):
+    for name, checks in _failed(report, "must").items():
         first = checks[0]
-        advice = " (advice: a SHOULD of the spec, not scored)" if first.level == "should" else ""
-        head = f"**`{name}`**{advice}: {md_prose(first.hint[0].upper() + first.hint[1:], 300)}."
+        head = f"**`{name}`**: {md_prose(first.hint[0].upper() + first.hint[1:], 300)}."
         subjects = [c.subject for c in checks if c.subject]
         subs = [f"- {md_cell(s, SUBJECT_LIMIT)}" for s in subjects[:5]]
         if len(subjects) > 5:
