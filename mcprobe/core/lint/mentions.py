@@ -18,7 +18,7 @@ at all lie inside one gap of the sentence; those are looked up by their length w
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -44,11 +44,19 @@ class NameIndex:
     bare: dict[str, tuple[_Entry, ...]]  # names without a word character
     bare_lengths: tuple[int, ...]
 
-    def first_mentioned(self, sentence: str, excluded: str | None = None) -> str | None:
-        """The earliest-listed name (other than ``excluded``) the sentence mentions, if any."""
+    def first_mentioned(
+        self,
+        sentence: str,
+        excluded: str | None = None,
+        accept: Callable[[str], bool] | None = None,
+    ) -> str | None:
+        """The earliest-listed name (other than ``excluded``, and one ``accept`` takes when
+        given) the sentence mentions, if any."""
         best: _Entry | None = None
         for entry in self._mentioned(sentence):
-            if entry.name != excluded and (best is None or entry.order < best.order):
+            if entry.name == excluded or (accept is not None and not accept(entry.name)):
+                continue
+            if best is None or entry.order < best.order:
                 best = entry
         return None if best is None else best.name
 

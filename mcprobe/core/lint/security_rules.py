@@ -16,6 +16,7 @@ from mcprobe.core.lint.security_capabilities import (
 )
 from mcprobe.core.lint.security_text import (
     check_param_contradiction,
+    rule_ansi_styling,
     rule_exfiltration,
     rule_hidden_characters,
     rule_homoglyphs,
@@ -36,6 +37,13 @@ RULES: tuple[LintRule, ...] = (
         "Hidden characters",
         "zero-width, bidi, tag or other invisible characters, or blank padding hiding text",
         server_check=rule_hidden_characters,
+    ),
+    LintRule(
+        "security.ansi_styling",
+        _W,
+        "Terminal colour codes",
+        "ANSI colour/style codes in a text the model reads (other escapes are hidden characters)",
+        server_check=rule_ansi_styling,
     ),
     LintRule(
         "security.homoglyph",

@@ -20,6 +20,7 @@ import re
 import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from mcprobe.core.lint.mentions import index_names
@@ -28,6 +29,7 @@ from mcprobe.core.model import Finding, Location, ServerSnapshot
 
 __all__ = [
     "ModelText",
+    "check_ansi_styling",
     "check_exfiltration",
     "check_hidden_characters",
     "check_homoglyphs",
@@ -86,17 +88,36 @@ def _tool_texts(view: ToolView) -> Iterator[ModelText]:
                 label,
             )
     annotations = raw.get("annotations")
-    if isinstance(annotations, Mapping) and isinstance(annotations.get("title"), str):
-        yield ModelText(
-            Location(label, pointer="/annotations/title"),
-            f"the annotations title of tool `{shown(label)}`",
-            annotations["title"],
-            "title",
-            label,
-        )
+    if isinstance(annotations, Mapping):
+        yield from _annotation_texts(label, annotations, ("annotations",), 0)
     schema = raw.get("inputSchema")
     if isinstance(schema, Mapping):
         yield from _param_texts(label, schema, ("inputSchema",), "", 0)
+
+
+def _annotation_texts(
+    label: str, node: Any, tokens: tuple[str | int, ...], depth: int
+) -> Iterator[ModelText]:
+    """Every string under ``annotations`` (a client may show any of them, a model may read
+    them): ``title`` and unknown keys alike, nested ones too."""
+    if depth >= _MAX_DEPTH:
+        return
+    if isinstance(node, str):
+        where = "/".join(str(t) for t in tokens[1:])
+        what = "title" if tokens[1:] == ("title",) else f"`{shown(where)}`"
+        yield ModelText(
+            Location(label, pointer=pointer(*tokens)),
+            f"the annotations {what} of tool `{shown(label)}`",
+            node,
+            "title",
+            label,
+        )
+    elif isinstance(node, Mapping):
+        for key, value in node.items():
+            yield from _annotation_texts(label, value, (*tokens, str(key)), depth + 1)
+    elif isinstance(node, list):
+        for i, value in enumerate(node[:64]):
+            yield from _annotation_texts(label, value, (*tokens, i), depth + 1)
 
 
 def _param_texts(
@@ -391,14 +412,62 @@ def _hides(run: str) -> bool:
     )
 
 
+# ANSI "select graphic rendition" (colours, bold, reset): styling, not hiding — its own warning
+# (``security.ansi_styling``). Every other escape sequence (cursor movement, screen clearing,
+# OSC 52 clipboard writes, OSC 8 hyperlinks, window titles) stays a hidden-characters finding.
+_SGR = re.compile(r"\x1b\[[0-9;:]{0,32}m")
+_ESCAPES = (
+    (re.compile(r"\x1b\]52;"), "an OSC 52 escape sequence (writes the terminal's clipboard)"),
+    (re.compile(r"\x1b\]8;"), "an OSC 8 escape sequence (a hidden terminal hyperlink)"),
+    (re.compile(r"\x1b\][0-2];"), "an OSC escape sequence (sets the terminal's title)"),
+    (
+        re.compile(r"\x1b\[[0-9;?]{0,16}[A-HJKSTfhlnsu]"),
+        "a terminal escape sequence that moves the cursor or clears the screen",
+    ),
+)
+
+
+def _without_styling(text: str) -> str:
+    """``text`` with each colour/style code replaced by visible filler (same length)."""
+    return _SGR.sub(lambda m: "·" * len(m.group()), text)
+
+
+def _escape_what(text: str, start: int) -> str | None:
+    for pattern, what in _ESCAPES:
+        if pattern.match(text, start):
+            return what
+    return None
+
+
+def check_ansi_styling(texts: Sequence[ModelText]) -> Iterator[Finding]:
+    """Colour-only ANSI codes in what the model reads: noise a terminal turns into colour and a
+    model reads as bytes; nothing is hidden by them, so a warning."""
+    for t in texts:
+        if t.kind == "content":
+            continue
+        match = _SGR.search(t.text)
+        if match is None:
+            continue
+        yield finding(
+            "security.ansi_styling",
+            f"{_cap(t.what)} contains ANSI colour codes (select graphic rendition), which a "
+            f"terminal turns into colour and a model reads as raw bytes: "
+            f"`{excerpt(t.text, match.start(), match.end())}`.",
+            "Remove the escape codes; style the text where it is shown, not in the definition.",
+            t.location,
+        )
+
+
 def check_hidden_characters(texts: Sequence[ModelText]) -> Iterator[Finding]:
     for t in texts:
-        spans = list(_hidden_spans(t.text))
+        plain = _without_styling(t.text)
+        spans = list(_hidden_spans(plain))
         if t.kind == "content":
-            spans = [span for span in spans if _hides(t.text[span[0] : span[1]])]
+            spans = [span for span in spans if _hides(plain[span[0] : span[1]])]
         if not spans:
             continue
         start, end, what = spans[0]
+        what = _escape_what(t.text, start) or what
         more = f" (and {len(spans) - 1} more hidden runs)" if len(spans) > 1 else ""
         yield finding(
             "security.hidden_characters",
@@ -464,8 +533,85 @@ _INSTRUCTION_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
         "an instruction tag addressed to the model",
     ),
     (
-        re.compile(r"\[/?(INST|SYS|SYSTEM)\]|<\|im_(start|end)\|>|<</?SYS>>", _FLAGS),
+        # Every model family's turn and role tokens: ChatML/Llama 3/Phi/DeepSeek/harmony
+        # <|…|> (also with full-width bars), Gemma, Llama 2, Mistral's bracketed controls.
+        re.compile(
+            r"\[/?(INST|SYS|SYSTEM|SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_CALLS|TOOL_RESULTS)\]|"
+            r"<\|\s?[A-Za-z][\w.-]{0,30}\s?\|>|<｜[^｜<>\n]{1,30}｜>|<</?SYS>>|"
+            r"<(start|end)_of_turn>|<\|?(endoftext|eot_id|begin_of_text)\|?>"
+        ),
         "a chat-template marker",
+    ),
+    (
+        # [SYSTEM: …], [[SYSTEM OVERRIDE]], [[[ADMIN]]] followed by an order.
+        re.compile(
+            r"\[{1,3}\s*(?-i:SYSTEM|SYS|ADMIN|ADMINISTRATOR|DEVELOPER|OPERATOR|ASSISTANT|"
+            r"IMPORTANT|INSTRUCTIONS?|OVERRIDE|PRIORITY|HIDDEN|SECRET|NOTE\s+TO\s+(AI|MODEL|"
+            r"ASSISTANT)|AI\s+NOTE)\b[^\]\n]{0,40}(\]{1,3}|:)[^\n]{0,200}?\b(you\s+(must|are|will|"
+            r"should)|must|always|never|do\s*n[o'’]t|do\s+not|ignore|disregard|override|reveal|"
+            r"immediately|from\s+now\s+on|instead)\b|\[{2,3}\s*(system|admin|instructions?|"
+            r"override)\b[^\]\n]{0,40}\]{2,3}",
+            _FLAGS,
+        ),
+        "a bracketed pseudo-system header with an order to the model",
+    ),
+    (
+        re.compile(
+            r"\b(hidden|secret|confidential|private)\s+(instructions?|directives?|orders?|"
+            r"messages?|notes?)\b[^\n]{0,80}?\b(do\s*n[o'’]t|never|must\s+not|do\s+not)\s+"
+            r"(show|tell|reveal|display|mention|share|disclose)\b",
+            _FLAGS,
+        ),
+        "a hidden-instruction banner kept from the user",
+    ),
+    (
+        re.compile(
+            r"\b(disable|bypass|turn\s+off|switch\s+off|deactivate|circumvent|ignore|suspend)\s+"
+            r"((all\s+|any\s+|the\s+)(of\s+)?)?(your|the\s+model'?s|the\s+assistant'?s)\s+"
+            r"(own\s+)?(guardrails?|safeguards?|safety(\s+(checks?|filters?|guidelines|rules|"
+            r"measures|policies|protocols|restrictions|training))?|content\s+(filters?|"
+            r"polic(y|ies)|moderation)|moderation|alignment|ethical\s+guidelines|rules|"
+            r"restrictions|guidelines)\b|\b(disable|bypass|circumvent)\s+(all\s+|any\s+)?"
+            r"guardrails\b",
+            _FLAGS,
+        ),
+        "an order to disable the model's guardrails",
+    ),
+    (
+        re.compile(
+            r"(?<!not\s)(?<!n't\s)(?<!never\s)\btrust\s+(this|the|its|my|our)\s+(tool|server|"
+            r"output|results?|answers?|data|"
+            r"responses?|content)(\s+of\s+this\s+tool)?\s+(unconditionally|completely|blindly|"
+            r"absolutely|fully|without\s+(question|verification|checking|doubt))|"
+            r"\b(always|unconditionally|blindly)\s+trust\s+(this|the|its|my|our)\b|"
+            r"\b(do\s*n[o'’]t|never|do\s+not)\s+(question|doubt|second-guess|double[-\s]check|"
+            r"verify)\s+(this|the|its)\s+(tool'?s?\s+)?(output|results?|answers?|responses?)",
+            _FLAGS,
+        ),
+        "an order to trust the tool unconditionally",
+    ),
+    (
+        # A precondition hooked onto other operations: "before running any other command, call
+        # this tool and substitute its answer".
+        re.compile(
+            r"\bbefore\s+(running|using|calling|executing|invoking|performing|answering|"
+            r"replying|doing|any)\b[^.\n]{0,80}?\b(call|run|use|invoke|execute)\s+(this|the\s+"
+            r"\w+)\s+(tool|function|first)\b|\b(substitute|replace|swap)\b[^.\n]{0,60}?\b(with|"
+            r"by|for)\s+(its|this\s+tool'?s)\s+(answer|result|output|response)\b",
+            _FLAGS,
+        ),
+        "a cross-tool hijack (a precondition on other operations)",
+    ),
+    (
+        re.compile(
+            r"\b(from\s+now\s+on|henceforth|for\s+the\s+rest\s+of\s+(this|the)\s+(session|"
+            r"conversation|chat)|in\s+(all\s+)?(future|subsequent|later)\s+(responses|replies|"
+            r"answers|turns|messages|conversations))\b[,:;\s]+([^.\n]{0,60}?\b)?(you\s+(must|"
+            r"will|shall|should|are\s+to)|always|never|do\s*n[o'’]t|do\s+not|ignore|reply|"
+            r"respond|answer|include|send|call|use)\b",
+            _FLAGS,
+        ),
+        "a standing order to the model",
     ),
     (
         re.compile(
@@ -544,13 +690,20 @@ def check_model_instructions(texts: Sequence[ModelText]) -> Iterator[Finding]:
     for t in texts:
         if t.kind == "name":
             continue
-        text = _unquoted(_folded(t.text))
+        folded = _folded(t.text)
+        variants = (_unquoted(folded), _json_fences(folded))
         seen: set[str] = set()
         for pattern, what in _INSTRUCTION_PATTERNS:
             if what in seen:
                 continue
             match = next(
-                (m for m in pattern.finditer(text) if not _described(text, m.start())), None
+                (
+                    m
+                    for text in variants
+                    for m in pattern.finditer(text)
+                    if not _described(text, m.start())
+                ),
+                None,
             )
             if match is None:
                 continue
@@ -583,6 +736,29 @@ def _unquoted(text: str) -> str:
     blank = lambda m: " " * len(m.group())  # noqa: E731
     text = re.sub(r"(```|~~~).*?(\1|\Z)", blank, text, flags=re.S)  # fenced code blocks
     return re.sub(r"``[^`]*``|`[^`\n]*`|“[^”\n]*”|\"[^\"\n]*\"", blank, text)
+
+
+_FENCE = re.compile(r"(```|~~~)[ \t]*(json[c5]?|javascript|js)?[ \t]*\n?(\s*[{\[].*?)(\1|\Z)", re.S)
+
+
+def _json_fences(text: str) -> str:
+    """Only the fenced JSON blocks of ``text`` (same length, the rest blanked), their quote marks
+    blanked: a JSON block's string values are read by the model like prose, so an order inside
+    ``{"note": "ignore previous instructions"}`` is an order, not a quotation."""
+    out = [" "] * len(text)
+    for m in _FENCE.finditer(text):
+        start, body = m.start(3), m.group(3)
+        for i, ch in enumerate(body):
+            out[start + i] = " " if ch == '"' else ch
+    return "".join(out)
+
+
+def _unmarked(text: str) -> str:
+    """``_unquoted``, but a code span holding just a name (`` `send_email` ``) stays: that is how
+    descriptions name tools, and shadowing reads tool names."""
+    blank = lambda m: " " * len(m.group())  # noqa: E731
+    text = re.sub(r"(```|~~~).*?(\1|\Z)", blank, text, flags=re.S)
+    return re.sub(r"``[^`]*``|`(?![\w.-]{1,64}`)[^`\n]*`|“[^”\n]*”|\"[^\"\n]*\"", blank, text)
 
 
 def _folded(text: str) -> str:
@@ -632,12 +808,35 @@ _HIJACK = re.compile(
 # "Always call send_email first" on a server without send_email: a directive to use a tool
 # this server does not have (one of another server's). Names of this server's own tools are fine
 # ("use list_tickets first").
+# The name is matched case-sensitively (``(?-i:…)``): a snake_case, dotted or camelCase name, or
+# a single word only in backticks (`bash`), so "use Bash heredoc" or "run shell=True" is not a
+# tool. A prohibition ("never use …", "do not call …") is not a directive.
 _CALL_DIRECTIVE = re.compile(
-    r"\b(always|must|should|never|do\s+not|first,?|then|please|next,?)\s+([\w-]+\s+){0,2}?"
-    r"(call|use|invoke|run)\s+(the\s+)?[`*_\[]*([A-Za-z][\w.-]*[_.-][\w.-]*[A-Za-z0-9]|"
-    r"[a-z]+[A-Z]\w+)",
+    r"\b(always|must|should|first,?|then|please|next,?)\s+(?P<between>([\w'’-]+\s+){0,2}?)"
+    r"(call|use|invoke|run)\s+(the\s+)?[*_\[]*(?P<tick>`?)(?-i:(?P<name>[A-Za-z][\w.-]*[_.-]"
+    r"[\w.-]*[A-Za-z0-9]|[a-z]+[A-Z]\w+|(?<=`)[A-Za-z]\w+(?=`)))",
     _FLAGS,
 )
+_PROHIBITION = re.compile(r"\b(not|never|n[o'’]t|avoid|no)\b", _FLAGS)
+_COMPOUND_NAME = re.compile(r"[\w.-]*[_.-][\w.-]*|[a-z]+[A-Z]\w*")
+
+
+def _directed(match: re.Match[str]) -> bool:
+    """A call directive that is an order, not a prohibition ("you should not use …")."""
+    return _PROHIBITION.search(match.group("between") or "") is None
+
+
+def _tool_named(sentence: str, name: str) -> bool:
+    """``name`` is used as a tool's name in ``sentence``: a compound name (``send_email``,
+    ``sendEmail``) wherever it stands, a single word (``bash``, ``shell``, ``search``) only in
+    backticks or next to the word "tool" — otherwise it is the ordinary word."""
+    if _COMPOUND_NAME.fullmatch(name):
+        return True
+    word = re.escape(name)
+    return (
+        re.search(rf"`{word}`|(?<![\w-]){word}\s+tool\b|\btool\s+{word}(?![\w-])", sentence)
+        is not None
+    )
 
 
 def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> Iterator[Finding]:
@@ -650,9 +849,10 @@ def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> It
         directive = next(
             (
                 m
-                for m in _CALL_DIRECTIVE.finditer(_unquoted(text))
-                if m.group(5) not in own
-                and m.group(5).lower() in _WELL_KNOWN_LOWER
+                for m in _CALL_DIRECTIVE.finditer(_unmarked(text))
+                if m.group("name") not in own
+                and m.group("name").lower() in _WELL_KNOWN_LOWER
+                and _directed(m)
                 and not _described(text, m.start())
             ),
             None,
@@ -660,9 +860,9 @@ def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> It
         if directive is not None:
             yield finding(
                 "security.shadowing",
-                f"{_cap(t.what)} directs the model to use `{shown(directive.group(5))}`, a tool "
-                "this "
-                "server does not have (steering another server's tools is tool shadowing): "
+                f"{_cap(t.what)} directs the model to use `{shown(directive.group('name'))}`, "
+                "a tool this server does not have (steering another server's tools is tool "
+                "shadowing): "
                 f"`{excerpt(t.text, directive.start(), directive.end())}`.",
                 f"Remove the sentence; tool `{shown(t.tool)}` may describe only its own behaviour "
                 "and "
@@ -670,16 +870,18 @@ def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> It
                 t.location,
             )
             continue
-        for start, sentence in _sentences(_unquoted(text)):
+        for start, sentence in _sentences(_unmarked(text)):
             if _described(sentence, len(sentence)):
                 continue
-            named = others.first_mentioned(sentence, excluded=t.tool) or (
-                _WELL_KNOWN_INDEX.first_mentioned(sentence)
+            accept = partial(_tool_named, sentence)  # ordinary words are no tool names
+            named = others.first_mentioned(sentence, excluded=t.tool, accept=accept) or (
+                _WELL_KNOWN_INDEX.first_mentioned(sentence, accept=accept)
             )
             generic = _OTHER_TOOL_PHRASE.search(sentence)
             if named is None and generic is None:
                 continue
-            hijack = _HIJACK.search(sentence)
+            # Another tool used to pull credentials is shadowing (and exfiltration) too.
+            hijack = _HIJACK.search(sentence) or _SECRETS_GRAB.search(sentence)
             if hijack is None:
                 continue
             target = f"tool `{shown(named)}`" if named is not None else f"“{generic.group()}”"  # type: ignore[union-attr]
@@ -724,7 +926,8 @@ _SECRET_FILES = re.compile(
     _FLAGS,
 )
 _SECRETS_GRAB = re.compile(
-    r"\b(include|pass|put|add|send|provide|attach|append|copy|read|paste|supply)\b[^.\n]{0,40}?"
+    r"\b(include|pass|put|add|send|provide|attach|append|copy|read|paste|supply|pull|collect|"
+    r"gather|dump|harvest|extract|grab|exfiltrate)\b[^.\n]{0,40}?"
     r"\b(all|any|every|your|the\s+user'?s|its)\s+(api[\s_-]?keys?|credentials?|secrets?|"
     r"passwords?|access\s+tokens?|tokens?|private\s+keys?|environment\s+variables?|cookies?)",
     _FLAGS,
@@ -759,6 +962,33 @@ def _exfil_url(text: str) -> re.Match[str] | None:
     return None
 
 
+_REFUSED = re.compile(
+    r"\b(refus\w*|reject\w*|block\w*|den(y|ies|ied)|mask\w*|redact\w*|never|not|n[o'’]t|"
+    r"outside|exclud\w*|skip\w*|ignor\w*|leaked|scans?|detects?)\b",
+    _FLAGS,
+)
+_ASKS_FOR_FILE = re.compile(
+    r"\b(read|cat|open|include|send|pass|attach|upload|paste|copy|provide|put|add|append|fetch|"
+    r"load|output|print|contents?\s+of)\b",
+    _FLAGS,
+)
+
+
+def _file_asked(t: ModelText, text: str, m: re.Match[str]) -> bool:
+    """A credentials file named in an ask, not in a refusal or a description of what a scanner
+    looks for: a parameter's text naming one asks the model to fill it with the file; any other
+    text must ask for it ("read ~/.ssh/id_rsa and pass it")."""
+    start = max(text.rfind(".", 0, m.start()), text.rfind("\n", 0, m.start())) + 1
+    stop = min(
+        (i for i in (text.find(". ", m.end()), text.find("\n", m.end())) if i >= 0),
+        default=len(text),
+    )
+    sentence = text[start:stop]
+    if _REFUSED.search(sentence):
+        return False
+    return t.location.param is not None or _ASKS_FOR_FILE.search(text, start, m.start()) is not None
+
+
 def check_exfiltration(texts: Sequence[ModelText]) -> Iterator[Finding]:
     for t in texts:
         if t.kind == "name":
@@ -772,7 +1002,10 @@ def check_exfiltration(texts: Sequence[ModelText]) -> Iterator[Finding]:
             (None, "data sent to an outside address"),
         )
         for pattern, what in checks:
-            match = pattern.search(text) if pattern is not None else _exfil_url(text)
+            if pattern is _SECRET_FILES:
+                match = next((m for m in pattern.finditer(text) if _file_asked(t, text, m)), None)
+            else:
+                match = pattern.search(text) if pattern is not None else _exfil_url(text)
             if match is None:
                 continue
             yield finding(
@@ -851,6 +1084,10 @@ def _names(views: Sequence[ToolView]) -> list[str]:
 
 def rule_hidden_characters(snapshot: ServerSnapshot, views: list[ToolView]) -> Iterator[Finding]:
     return check_hidden_characters(list(model_texts(snapshot, views)))
+
+
+def rule_ansi_styling(snapshot: ServerSnapshot, views: list[ToolView]) -> Iterator[Finding]:
+    return check_ansi_styling(list(model_texts(snapshot, views)))
 
 
 def rule_homoglyphs(snapshot: ServerSnapshot, views: list[ToolView]) -> Iterator[Finding]:
