@@ -23,6 +23,7 @@ import anyio
 from mcprobe.client.canary import with_canary
 from mcprobe.client.connection import open_target
 from mcprobe.client.transports.stdio import AFTER_REPORT_GRACE
+from mcprobe.core.cases.discovery import discover_values
 from mcprobe.core.cases.selection import DEFAULT_MAX_TOOLS
 from mcprobe.core.cases.user_examples import checked_examples
 from mcprobe.core.checks.catalogue import CheckResult, SurfaceRun
@@ -133,6 +134,7 @@ async def run_audit(
             deadline=deadline,
             progress=progress,
             examples=examples,
+            discovered=discover_values(target_out.args) if target_out is not None else None,
         )
     # After fuzzing, so a resource read that kills the target cannot cost the tools their cases.
     surface: SurfaceRun | None = None

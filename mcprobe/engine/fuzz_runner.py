@@ -377,11 +377,13 @@ async def run_fuzz(
     deadline: float | None = None,
     progress: ProgressCallback | None = None,
     examples: Mapping[str, Sequence[JSON]] | None = None,
+    discovered: Mapping[str, tuple[JSON, ...]] | None = None,
 ) -> FuzzRun:
     """Fuzz the selected ``tools`` (raw definitions as listed) of ``target``.
 
     ``call_timeout`` is passed to every call (None: the target's own per-call default).
     ``examples``: tool name → the user's argument objects for it (checked by the caller).
+    ``discovered``: values the server named itself (``core.cases.discovery``).
     Raises ``ValueError`` for ``concurrency < 1`` or a negative ``max_tools`` (caller bugs).
     """
     if concurrency < 1:
@@ -395,7 +397,8 @@ async def run_fuzz(
     )
     given = examples or {}
     tool_cases = tuple(
-        generate_cases(tool, given.get(str(tool.get("name")), ())) for tool in selection.selected
+        generate_cases(tool, given.get(str(tool.get("name")), ()), discovered)
+        for tool in selection.selected
     )
     items: list[_Item] = []
     flat_index: int | None = None

@@ -7,6 +7,7 @@ Every "broken" tool has an honest look-alike next to it that must stay silent.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -127,3 +128,24 @@ async def test_a_refusal_naming_its_setup_tool_is_sent_again_after_calling_it() 
     bad = [r for r in notes if r.malformed and r.kind != "non_object_arguments"]
     assert bad and all(r.outcome == "toolError" and not r.inconclusive for r in bad)
     assert all("Invalid arguments" in (r.message or "") for r in bad)
+
+
+async def test_a_directory_the_server_was_started_with_is_the_base_of_its_valid_calls(
+    tmp_path: Path,
+) -> None:
+    """Issue 23 item 8: `python env_blind.py /srv/docs` names its directory; with it as the
+    path, the valid call works and the silent acceptance behind the placeholder appears."""
+    root = str(tmp_path)
+    with anyio.fail_after(90):
+        report = await audit_stdio(
+            sys.executable, [ENV_BLIND, "tools=list_dir,list_dir_checked", root], fuzz=True
+        )
+    tools = _by_tool(report)
+    for name in ("list_dir", "list_dir_checked"):
+        valid = next(r for r in tools[name] if not r.malformed)
+        assert valid.arguments == {"path": root} and valid.outcome == "ok", name
+        assert valid.source == "synthesized"  # still mcprobe's choice of value
+    garbage = next(r for r in tools["list_dir"] if r.case == "extra_garbage")
+    assert garbage.silently_accepted and not garbage.inconclusive
+    checked = next(r for r in tools["list_dir_checked"] if r.case == "extra_garbage")
+    assert checked.outcome == "toolError" and not checked.inconclusive

@@ -29,6 +29,11 @@ Tools (``tools=A,B`` lists only those):
                     open_workspace first." (isError)
   open_workspace    ``{path}``: sets the workspace (any non-empty path)
   list_tags         the honest look-alike of ``list_notes``: all-default properties, works
+  list_dir          ``{path}`` (no example): refuses every path but the directory given as an
+                    absolute argument (``python env_blind.py /srv/docs``), and once the path is
+                    that directory it accepts an unknown key (additionalProperties: false)
+                    without a word: a silent acceptance a placeholder path hides
+  list_dir_checked  the honest look-alike: the same, but it rejects the unknown key
 """
 
 from __future__ import annotations
@@ -73,6 +78,13 @@ _DEFAULTS_ONLY: dict[str, Json] = {
     "additionalProperties": False,
 }
 
+_PATH_ONLY: dict[str, Json] = {
+    "type": "object",
+    "properties": {"path": {"type": "string", "minLength": 1, "description": "A directory."}},
+    "required": ["path"],
+    "additionalProperties": False,
+}
+
 TOOLS: dict[str, dict[str, Json]] = {
     "forecast": {"inputSchema": _one_string("city", "Paris")},
     "forecast_checked": {"inputSchema": _one_string("city", "Paris")},
@@ -84,6 +96,8 @@ TOOLS: dict[str, dict[str, Json]] = {
     "list_notes": {"inputSchema": _DEFAULTS_ONLY},
     "open_workspace": {"inputSchema": _one_string("path", "/srv/notes")},
     "list_tags": {"inputSchema": _DEFAULTS_ONLY},
+    "list_dir": {"inputSchema": _PATH_ONLY},
+    "list_dir_checked": {"inputSchema": _PATH_ONLY},
 }
 
 
@@ -112,10 +126,21 @@ def _invalid(name: str, args: Json) -> str | None:
 
 
 class Server:
-    def __init__(self) -> None:
+    def __init__(self, root: str | None = None) -> None:
         self.workspace: str | None = None
+        self.root = root
+
+    def list_dir(self, name: str, args: Json) -> dict[str, Json]:
+        path = args.get("path") if isinstance(args, dict) else None
+        if not isinstance(path, str) or path != self.root:
+            return _text(f"Access denied: {str(path)[:80]!r} is outside {self.root}", error=True)
+        if name == "list_dir_checked" and set(args) != {"path"}:
+            return _text("Invalid arguments: unexpected property", error=True)
+        return _text("a.txt\nb.txt")  # list_dir: the unknown key passes silently
 
     def call(self, name: str, args: Json) -> dict[str, Json]:
+        if name in ("list_dir", "list_dir_checked"):
+            return self.list_dir(name, args)
         refusal = _invalid(name, args) if name != "forecast" else None
         if refusal is not None and name != "rates":
             return _text(f"Invalid arguments: {refusal}", error=True)
@@ -161,10 +186,13 @@ def _tool_list(only: list[str] | None) -> list[dict[str, Json]]:
 
 def main(argv: list[str]) -> None:
     only: list[str] | None = None
+    root: str | None = None
     for arg in argv:
         if arg.startswith("tools="):
             only = arg.removeprefix("tools=").split(",")
-    server = Server()
+        elif arg.startswith("/"):
+            root = arg
+    server = Server(root)
     for line in sys.stdin:
         try:
             message = json.loads(line)

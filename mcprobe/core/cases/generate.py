@@ -70,7 +70,7 @@ with a reason. Generator caps for hostile schemas (huge lengths, cycles) live in
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -116,18 +116,24 @@ _NOTHING: Any = object()  # marker: no value yet
 ErrorKey = tuple[str, str, str]  # (instance path, schema path, message)
 
 
-def generate_cases(tool: JSON, examples: Sequence[JSON] = ()) -> ToolCases:
+def generate_cases(
+    tool: JSON,
+    examples: Sequence[JSON] = (),
+    discovered: Mapping[str, tuple[JSON, ...]] | None = None,
+) -> ToolCases:
     """One valid and many labelled malformed argument objects for ``tool`` (a raw tool
     definition as the target sent it). See the module docstring for the rules.
 
     ``examples``: argument objects the user gave for this tool (``--examples``). Each one that
     validates becomes a ``valid`` case (``valid``, ``valid:example-2``, ...) with source
     ``user``, and the first is the base of the malformed variants; one that does not validate
-    is dropped with the reason (callers check examples up front with ``example_errors``)."""
+    is dropped with the reason (callers check examples up front with ``example_errors``).
+    ``discovered``: values the server named itself (``discovery.discover_values``), tried
+    first for the parameters they fit."""
     name = tool.get("name") if isinstance(tool, dict) else None
     name = name if isinstance(name, str) else ""
     try:
-        return _generate(name, tool, tuple(examples))
+        return _generate(name, tool, tuple(examples), discovered)
     except Exception as exc:  # last line of defence: hostile input must never crash an audit
         return _no_cases(name, f"case generation failed ({type(exc).__name__}); no cases")
 
@@ -159,7 +165,12 @@ def _no_cases(name: str, note: str) -> ToolCases:
     return ToolCases(tool=name, cases=(), valid_constructible=False, note=note)
 
 
-def _generate(name: str, tool: JSON, examples: tuple[JSON, ...]) -> ToolCases:
+def _generate(
+    name: str,
+    tool: JSON,
+    examples: tuple[JSON, ...],
+    discovered: Mapping[str, tuple[JSON, ...]] | None = None,
+) -> ToolCases:
     if not isinstance(tool, dict):
         return _no_cases(name, "the tool definition is not a JSON object; no cases")
     notes: list[str] = []
@@ -181,7 +192,7 @@ def _generate(name: str, tool: JSON, examples: tuple[JSON, ...]) -> ToolCases:
             "; no cases",
         )
     validator = cls(schema, registry=_OFFLINE_REGISTRY, format_checker=_FORMAT_CHECKER)
-    return _Builder(name, schema, _Checker(validator), notes, examples).build()
+    return _Builder(name, schema, _Checker(validator), notes, examples, discovered).build()
 
 
 _CONJUNCTIVE_DIALECTS = (
@@ -344,6 +355,7 @@ class _Builder:
         checker: _Checker,
         notes: list[str],
         examples: tuple[JSON, ...] = (),
+        discovered: Mapping[str, tuple[JSON, ...]] | None = None,
     ):
         self.name = name
         self.examples = examples
@@ -351,7 +363,7 @@ class _Builder:
         self.root = schema
         self.checker = checker
         self.notes = notes
-        self.synth = ValueSynthesizer(schema, checker.accepts)
+        self.synth = ValueSynthesizer(schema, checker.accepts, discovered)
         self.cases: list[Case] = []
         self.dropped: list[DroppedCase] = []
         self.labels: set[str] = set()

@@ -25,10 +25,11 @@ from __future__ import annotations
 import importlib
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from itertools import chain
 from typing import Any
 
+from mcprobe.core.cases.discovery import normalised
 from mcprobe.core.cases.param_hints import hinted_values
 from mcprobe.core.model import JSON
 from mcprobe.core.schema.view import (
@@ -199,9 +200,12 @@ def number_candidates(view: dict[str, Any], integer: bool) -> list[float | int]:
 class ValueSynthesizer:
     """Builds values for subschemas of one tool's root schema; one instance per tool."""
 
-    def __init__(self, root: JSON, accepts: Accepts) -> None:
+    def __init__(
+        self, root: JSON, accepts: Accepts, discovered: Mapping[str, tuple[JSON, ...]] | None = None
+    ) -> None:
         self.root = root
         self.accepts = accepts
+        self.discovered = discovered or {}
         self._budget = MAX_VALUES
         # How many scalar values so far were mcprobe's guess rather than the schema's own word
         # (``default``, ``const``, ``examples``, a one-value ``enum``): the provenance of a case.
@@ -233,7 +237,7 @@ class ValueSynthesizer:
             ref = str(view["x-unresolved-ref"])[:80]
             raise Unsatisfiable(f"$ref {ref!r} does not resolve inside the schema")
         for candidate, declared in chain(
-            _literal_candidates(view), ((v, False) for v in hinted_values(name))
+            _literal_candidates(view), ((v, False) for v in self._hints(name))
         ):
             if _type_ok(candidate, only) and self.accepts(schema, candidate):
                 if declared:
@@ -242,6 +246,12 @@ class ValueSynthesizer:
                     self.guesses += 1
                 return copy_json(candidate)
         return self._solve(view, schema, depth, only)
+
+    def _hints(self, name: str | None) -> tuple[JSON, ...]:
+        """The values the server named itself for ``name`` (``discovery``), then the
+        well-known ones (``param_hints``)."""
+        found = self.discovered.get(normalised(name), ()) if name and self.discovered else ()
+        return (*found, *hinted_values(name))
 
     def _spend(self) -> None:
         self._budget -= 1
