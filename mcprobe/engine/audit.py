@@ -13,6 +13,7 @@ same scrubbed report.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -34,9 +35,11 @@ from mcprobe.core.model import Finding, FuzzRun
 from mcprobe.core.score.dimensions import score_server
 from mcprobe.core.score.surface import apply_surface
 from mcprobe.core.security.proofs import canary_findings, echo_findings, sighting_findings
+from mcprobe.core.security.results import credential_findings, exposed_values
 from mcprobe.core.target_protocol import RequestTarget, Target, WireWatchedTarget
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.core.version import __version__
+from mcprobe.engine.attack_probes import answer_security
 from mcprobe.engine.fuzz_runner import DEFAULT_CONCURRENCY, ProgressCallback, run_fuzz
 from mcprobe.engine.progress_probes import progress_checks, traces_so_far
 from mcprobe.engine.protocol_probes import run_surface_probes, second_connection_checks
@@ -103,6 +106,7 @@ async def run_audit(
     echo_secrets: Sequence[tuple[str, str]] = (),
     second_connection: Callable[[str], Awaitable[tuple[list[CheckResult], list[str]]]]
     | None = None,
+    avoid_paths: Sequence[str] = (),
 ) -> ConformanceReport:
     """Audit an open target. ``deadline`` (absolute) overrides ``options.overall_timeout``;
     ``secrets`` are scrubbed from the report (``report/redact.py``). ``canary`` (name, value) is the
@@ -110,7 +114,8 @@ async def run_audit(
     mcprobe sent: both are looked for in every answer (``core/security/proofs.py``).
     ``second_connection`` makes the checks that need a fresh connection to the same target
     (version negotiation, the other era), given the era of ``target``; it returns those checks
-    and the eras the target speaks."""
+    and the eras the target speaks. ``avoid_paths``: where the target's own files are (its
+    arguments and working directory); the attack probes plant their file outside them."""
     options = options or AuditOptions()
     if deadline is None:
         deadline = options.deadline()
@@ -121,6 +126,7 @@ async def run_audit(
     watch = WatchedTarget(target)
     traced = traces_so_far(target)  # calls of earlier audits on this connection are not judged
     examples = checked_examples(snapshot.tools, options.examples) if options.examples else {}
+    fuzz_started = anyio.current_time()
     if fuzz:
         fuzz_run = await run_fuzz(
             cast(Target, watch),
@@ -136,6 +142,18 @@ async def run_audit(
             examples=examples,
             discovered=discover_values(target_out.args) if target_out is not None else None,
         )
+    # The attack probes (with consent to call every tool) and the scan of every answer.
+    answered, probe_notes, leaked = await answer_security(
+        watch,
+        snapshot.tools,
+        fuzz_run,
+        probe=options.fuzz_destructive,
+        avoid=avoid_paths,
+        call_timeout=options.call_timeout,
+        deadline=deadline,
+        fuzz_seconds=anyio.current_time() - fuzz_started,
+        known=[value for _, value in echo_secrets],
+    )
     # After fuzzing, so a resource read that kills the target cannot cost the tools their cases.
     surface: SurfaceRun | None = None
     era = target.era if isinstance(target, RequestTarget) else "handshake"
@@ -152,7 +170,7 @@ async def run_audit(
     findings = _dedupe([*lint_server(snapshot), *target.session_findings()])
     seen = observations(watch, fuzz_run.results if fuzz_run is not None else ())
     findings += [*canary_findings(seen, canary), *echo_findings(seen, echo_secrets)]
-    findings += _beyond_tools(target, surface, canary)
+    findings += [*answered, *_beyond_tools(target, surface, canary)]
     findings += await relisting_findings(target, fuzzed=fuzz_run is not None)
     # Overrides apply before scoring, so the score and every rendering agree; each one is noted.
     findings, notes = apply_overrides(findings, options.overrides)
@@ -161,7 +179,7 @@ async def run_audit(
     surface_findings, surface_notes = apply_overrides(
         list(surface.findings) if surface is not None else [], options.overrides
     )
-    notes = [*notes, *surface_notes]
+    notes = [*notes, *surface_notes, *probe_notes]
     score = score_server(snapshot, findings, fuzz_run)
     if surface is not None:
         score = apply_surface(score, surface.checks)
@@ -203,7 +221,9 @@ async def run_audit(
     if options.lock is not None:
         drift = drift_against(options.lock, snapshot, Redactor.of(secrets))
         report = report.model_copy(update={"drift": drift})
-    report = scrub_report(report, tuple(secrets))
+    # Credentials the target handed out are reported masked, never republished anywhere.
+    contents = [t for t in surface.texts if t.kind == "content"] if surface is not None else []
+    report = scrub_report(report, (*secrets, *leaked, *exposed_values((), contents)))
     return report.model_copy(update={"markdown": render_markdown(report)})
 
 
@@ -227,6 +247,7 @@ def _beyond_tools(
         found += sighting_findings(target.canary_sightings(), canary)
     if surface is not None:
         found += surface_security_findings(surface.texts)
+        found += credential_findings((), [t for t in surface.texts if t.kind == "content"])
     return found
 
 
@@ -261,6 +282,7 @@ async def audit_spec(
             deadline=deadline,
             canary=spec.canary(),
             echo_secrets=spec_credentials(spec),
+            avoid_paths=_target_paths(spec),
             second_connection=partial(
                 second_connection_checks,
                 spec,
@@ -274,6 +296,15 @@ async def audit_spec(
         if on_report is not None:
             on_report(report)
         return report
+
+
+def _target_paths(spec: TargetSpec) -> list[str]:
+    """The absolute paths a stdio target was started with (its files may be there)."""
+    paths = [a for a in spec.args if a.startswith("/")]
+    paths.append(spec.cwd or os.getcwd())
+    if spec.command and spec.command.startswith("/"):
+        paths.append(spec.command)
+    return paths
 
 
 def _scrubbed_progress(progress: ProgressCallback, redactor: Redactor) -> ProgressCallback:

@@ -14,10 +14,11 @@ from typing import Any
 from mcprobe.client.connection import TOOLS_LIST_CHANGED
 from mcprobe.core.model import JSON, CaseResult, Finding, RawCall, ServerSnapshot
 from mcprobe.core.security.proofs import Observation
+from mcprobe.core.security.results import Answer, answer_texts
 from mcprobe.core.security.rug_pull import definition_findings, list_changed_findings
 from mcprobe.core.target_protocol import RelistableTarget, Target
 
-__all__ = ["WatchedTarget", "observations", "relisting_findings"]
+__all__ = ["WatchedTarget", "answers", "observations", "probe_key", "relisting_findings"]
 
 _MAX_KEPT = 2_000_000  # characters of answers kept per audit (a hostile target cannot flood us)
 
@@ -26,6 +27,8 @@ class WatchedTarget:
     def __init__(self, inner: Target) -> None:
         self._inner = inner
         self.seen: list[tuple[str, str, str]] = []  # (tool, arguments JSON, answer text)
+        # per seen answer: the arguments sent and the strings a model reads, with pointers
+        self.read: list[tuple[Any, tuple[tuple[str, str], ...]]] = []
         self._kept = 0
 
     def __getattr__(self, name: str) -> Any:
@@ -53,6 +56,9 @@ class WatchedTarget:
         if text and self._kept < _MAX_KEPT:
             self._kept += len(text)
             self.seen.append((name, _key(arguments), text))
+            self.read.append(
+                (arguments, answer_texts(raw.result, raw.error_message, raw.error_data))
+            )
         return raw
 
 
@@ -78,6 +84,22 @@ def observations(watch: WatchedTarget, results: tuple[CaseResult, ...]) -> list[
         Observation(tool, labels.get((tool, args), "a call"), text)
         for tool, args, text in watch.seen
     ]
+
+
+def answers(
+    watch: WatchedTarget, results: tuple[CaseResult, ...], probes: dict[tuple[str, str], str]
+) -> list[Answer]:
+    """The watched answers as the result scan reads them, each labelled with the case (or the
+    attack probe: ``probes`` maps (tool, arguments JSON) to its label) that sent it."""
+    labels = {**{(r.tool, _key(r.arguments)): r.label for r in results}, **probes}
+    return [
+        Answer(tool, labels.get((tool, args), "a call"), sent, texts)
+        for (tool, args, _), (sent, texts) in zip(watch.seen, watch.read, strict=True)
+    ]
+
+
+def probe_key(tool: str, arguments: JSON) -> tuple[str, str]:
+    return tool, _key(arguments)
 
 
 async def relisting_findings(target: Target, *, fuzzed: bool) -> list[Finding]:

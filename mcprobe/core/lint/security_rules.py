@@ -29,6 +29,8 @@ __all__ = ["RULES"]
 
 _C, _E, _W = Severity.CRITICAL, Severity.ERROR, Severity.WARNING
 _PROOFS = "the security proofs of the behavioural pass"
+_RESULTS = "the result scan of the behavioural pass (core/security/results.py)"
+_PROBES = "the attack probes (core/security/probes.py, --fuzz-destructive)"
 
 RULES: tuple[LintRule, ...] = (
     LintRule(
@@ -136,6 +138,64 @@ RULES: tuple[LintRule, ...] = (
         "Tool definition changed",
         "a tool was added, removed or redefined during the session",
         emitted_by=_PROOFS,
+    ),
+    LintRule(
+        "security.result_instruction",
+        _C,
+        "Orders in a tool's answer",
+        "a tool result carrying an instruction to the model or text-hiding characters",
+        emitted_by=_RESULTS,
+    ),
+    LintRule(
+        "security.credential_exposed",
+        _E,
+        "Credential handed out",
+        "a JWT, bearer token, provider key, private key, URL with a password or password line "
+        "in a tool result or a resource/prompt content",
+        emitted_by=_RESULTS,
+    ),
+    LintRule(
+        "security.shell_reached",
+        _C,
+        "Argument reached a shell",
+        "a shell's own error text quoting an argument mcprobe sent to a tool that runs no commands",
+        emitted_by=_RESULTS,
+    ),
+    LintRule(
+        "security.code_execution",
+        _C,
+        "Argument evaluated as code",
+        "an interpreter error (NameError, an eval frame) proving an argument ran as code",
+        emitted_by=_RESULTS,
+    ),
+    LintRule(
+        "security.command_injection",
+        _C,
+        "Command injection proven",
+        "a shell-injection probe made the server's shell compute mcprobe's sum",
+        emitted_by=_PROBES,
+    ),
+    LintRule(
+        "security.path_traversal",
+        _C,
+        "Path traversal proven",
+        "a ../ or encoded probe read the file mcprobe planted outside the server's files",
+        emitted_by=_PROBES,
+    ),
+    LintRule(
+        "security.any_file_read",
+        _E,
+        "Any-file read proven",
+        "an absolute-path or file:// probe read the file mcprobe planted outside the server's "
+        "files",
+        emitted_by=_PROBES,
+    ),
+    LintRule(
+        "security.ssrf",
+        _E,
+        "Loopback fetch proven (SSRF)",
+        "a URL probe made the server fetch mcprobe's own 127.0.0.1 listener",
+        emitted_by=_PROBES,
     ),
     LintRule(
         "security.undeclared_list_changed",
