@@ -137,23 +137,17 @@ def _tool_of(message: str) -> str:
 
 
 def call_lines(report: ConformanceReport, *, latency: bool) -> list[str]:
-    """``-v``: one verdict line per call of the report (``-vv``: with the latency)."""
+    """``-v``: one verdict line per call of the report (``-vv``: with the latency): the outcome
+    and the call's per-call flags (its stored verdicts that are flags)."""
+    from mcprobe.core.verdicts import flags  # the report is loaded, so the core is too
+
     lines = []
     calls = list(report.fuzz)
     if report.unknown_tool_probe is not None:
         calls.append(report.unknown_tool_probe)
     for result in calls:
-        flags = [
-            name
-            for name, on in (
-                ("silently accepted", result.silently_accepted),
-                ("empty success", result.empty_success),
-                ("output schema violation", result.output_schema_violation),
-                ("leak", result.leak),
-            )
-            if on
-        ]
-        verdict = result.outcome + (f" ({', '.join(flags)})" if flags else "")
+        shown = [kind.flag for kind in flags(result.verdicts)]
+        verdict = result.outcome + (f" ({', '.join(shown)})" if shown else "")
         timing = f" {result.latency_ms:.0f} ms" if latency else ""
         lines.append(_printable(f"mcprobe: call {result.name} {result.case} → {verdict}{timing}"))
     return lines

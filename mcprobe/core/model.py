@@ -187,6 +187,16 @@ class RawCall:
     detail: str | None = None  # free text from the I/O layer (why not run, what closed, ...)
 
 
+INTERNAL_ERROR = -32603
+"""JSON-RPC "internal error": the server failed; never a clean rejection (SPEC §5)."""
+
+
+def is_internal_error(code: int | None) -> bool:
+    """Whether a JSON-RPC error code is -32603 (internal error): the one predicate every verdict,
+    check and renderer asks."""
+    return code == INTERNAL_ERROR
+
+
 class Outcome(StrEnum):
     OK = "ok"
     TOOL_ERROR = "toolError"
@@ -221,6 +231,10 @@ class CaseResult:
     # A malformed case answered exactly like the valid call that failed on the machine (the same
     # network error): the input reached the handler unvalidated (``evidence.judge_controls``).
     validation_bypass: bool = False
+    # The verdict keys it shows (``core.verdicts.call_verdicts``), in catalogue priority order:
+    # set when the call is classified and when it is judged inconclusive; every score, report
+    # and renderer reads this one list.
+    verdicts: tuple[str, ...] = ()
 
     @property
     def invalid_result(self) -> bool:
@@ -236,23 +250,14 @@ class CaseResult:
             return False
         if self.outcome is Outcome.TOOL_ERROR:
             return True
-        return self.outcome is Outcome.PROTOCOL_ERROR and self.error_code not in (None, -32603)
+        if self.outcome is not Outcome.PROTOCOL_ERROR or self.error_code is None:
+            return False
+        return not is_internal_error(self.error_code)
 
     @property
     def conclusive(self) -> bool:
         """Sent, and judgeable: the only results any score counts."""
         return self.outcome is not Outcome.NOT_RUN and self.inconclusive is None
-
-    @property
-    def critical(self) -> bool:
-        """Behaviour the report calls out as critical (SPEC §7 item 3)."""
-        return (
-            self.silently_accepted
-            or self.empty_success
-            or self.output_schema_violation
-            or self.invalid_result
-            or self.outcome in (Outcome.PROTOCOL_CRASH, Outcome.TIMEOUT)
-        )
 
 
 @dataclass(frozen=True)

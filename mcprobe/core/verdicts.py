@@ -12,42 +12,56 @@ A *deduction* (``model.Deduction``) names its verdict by key and carries the par
 text, so its reason line (``deduction_reason``) and its fix (``deduction_fix``) are both produced
 from data: nothing is parsed back from text.
 
-Also here, because the report builder, the fix plan and SARIF must agree on it: which verdicts one
-classified call shows (``problem_keys``, ``probe_keys``) and the grouping by verdict then tool.
+Also here: which verdicts one classified call shows (``call_verdicts``, detected once when the call
+is classified and stored on it as ``CaseResult.verdicts``), which of them cost a dimension
+(``costs``) or are per-call flags (``flags``), and the grouping by verdict then tool.
 
 Pure: no I/O.
 
 To add a verdict kind: append a ``VerdictKind`` to ``VERDICTS`` (the tuple order is the priority
-order of the critical list and the fix plan), detect it where its evidence is (``problem_keys``
-for a classified call; a dimension's scoring function for a deduction), and document it in
-``docs/checks.md``.
+order of the critical list and the fix plan), detect it where its evidence is (``call_verdicts``
+for a classified call, with a ``flag`` if the fuzz tables should show it; a dimension's scoring
+function for a deduction that is not about one call), and document it in ``docs/checks.md``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol, TypeVar
 
-from mcprobe.core.model import Deduction, Outcome, Severity
+from mcprobe.core.model import (
+    CaseKind,
+    CaseResult,
+    Deduction,
+    Outcome,
+    Severity,
+    is_internal_error,
+)
 from mcprobe.core.quoting import quoted_list
 
 __all__ = [
     "CRITICAL_KEYS",
+    "FLAG_KEYS",
     "LISTED_EXAMPLES",
     "MIN_INSTRUCTIONS",
     "VERDICTS",
     "VERDICTS_BY_KEY",
+    "Classified",
     "JudgedCall",
     "VerdictKind",
+    "bystander_verdicts",
+    "call_verdicts",
+    "costs",
     "deduction_fix",
     "deduction_label",
     "deduction_reason",
+    "flags",
     "fmt_number",
     "group_problems",
+    "judged",
     "name_list",
-    "probe_keys",
-    "problem_keys",
+    "protocol_probe_verdicts",
     "sarif_verdicts",
     "verdict",
 ]
@@ -76,6 +90,10 @@ class VerdictKind:
       ``title`` is also the JUnit failure message.
     - ``advice``: more of the fix, for where a reader sees the rule rather than the report (the
       SARIF rule's ``help`` is ``fix`` then ``advice``); the report's fix plan stays one line.
+    - ``flag``: the words of its per-call flag (the fuzz tables' flag column shows the key, the
+      HTML report and ``-v`` these words); empty: not a per-call flag.
+    - ``deducted_as``: the verdict whose deduction line counts it (the unknown-tool probe's
+      accepted call is one more "silently accepted" case); None: its own.
     """
 
     key: str
@@ -91,6 +109,8 @@ class VerdictKind:
     summary: str = ""
     sarif_id: str | None = None
     advice: str = ""
+    flag: str = ""
+    deducted_as: str | None = None
 
 
 _FUZZ = frozenset({ERROR_HANDLING, LIVENESS})
@@ -178,6 +198,7 @@ VERDICTS: tuple[VerdictKind, ...] = (
         "as a successful result instead of being rejected.",
         sarif_id="behavior.silently_accepted",
         advice="Name the offending field in the error, so the caller can correct the call.",
+        flag="silently accepted",
     ),
     VerdictKind(
         key="unknownToolAccepted",
@@ -190,6 +211,7 @@ VERDICTS: tuple[VerdictKind, ...] = (
         summary="A call to a tool name that the server does not list came back as a successful "
         "result.",
         sarif_id="behavior.unknown_tool_accepted",
+        deducted_as="silentlyAccepted",
     ),
     VerdictKind(
         key="outputSchemaViolation",
@@ -203,6 +225,7 @@ VERDICTS: tuple[VerdictKind, ...] = (
         "structuredContent or structuredContent that does not validate against it.",
         sarif_id="behavior.output_schema_violation",
         advice="If the result is right and the schema is wrong, fix the schema instead.",
+        flag="output schema violation",
     ),
     VerdictKind(
         key="emptySuccess",
@@ -215,6 +238,7 @@ VERDICTS: tuple[VerdictKind, ...] = (
         summary="A valid call succeeded but returned no usable content (no non-blank text and no "
         "structuredContent).",
         sarif_id="behavior.empty_success",
+        flag="empty success",
     ),
     VerdictKind(
         key="failureAsSuccess",
@@ -228,6 +252,7 @@ VERDICTS: tuple[VerdictKind, ...] = (
         "failure (it starts with an error marker, or says success: false): a model reads it as "
         "done.",
         sarif_id="behavior.failure_as_success",
+        flag="failure as success",
     ),
     VerdictKind(
         key="rejectedValid",
@@ -291,6 +316,7 @@ VERDICTS: tuple[VerdictKind, ...] = (
         sarif_id="behavior.validation_bypass",
         advice="Check arguments first: an offline client then learns what it did wrong instead "
         "of a network error.",
+        flag="validation bypass",
     ),
     VerdictKind(
         key="leak",
@@ -304,6 +330,7 @@ VERDICTS: tuple[VerdictKind, ...] = (
         sarif_id="behavior.leak",
         advice="Log the internals to stderr instead, and answer with a short message the caller "
         "can act on.",
+        flag="leak",
     ),
     VerdictKind(
         key="slowValidCalls",
@@ -472,13 +499,11 @@ def deduction_fix(cause: str, params: Iterable[tuple[str, str]] = ()) -> str:
 # --------------------------------------------------------------------------- detection
 
 
-class JudgedCall(Protocol):
-    """What verdict detection reads of one judged call (the report's ``FuzzResultOut`` is one)."""
+class Classified(Protocol):
+    """What verdict detection reads of one classified call: ``model.CaseResult`` when the core
+    classifies it, the report's ``FuzzResultOut`` when an older report without ``verdicts`` is
+    loaded back (its verdicts are derived the same way)."""
 
-    @property
-    def name(self) -> str: ...
-    @property
-    def case(self) -> str: ...
     @property
     def kind(self) -> str: ...
     @property
@@ -503,6 +528,17 @@ class JudgedCall(Protocol):
     def validation_bypass(self) -> bool: ...
 
 
+class JudgedCall(Protocol):
+    """A call with its verdicts, as the report groups them (the report's ``FuzzResultOut``)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def case(self) -> str: ...
+    @property
+    def verdicts(self) -> Sequence[str]: ...
+
+
 _Call = TypeVar("_Call", bound=JudgedCall)
 
 _CRASH = Outcome.PROTOCOL_CRASH.value
@@ -510,49 +546,60 @@ _TIMEOUT = Outcome.TIMEOUT.value
 _OK = Outcome.OK.value
 _PROTOCOL_ERROR = Outcome.PROTOCOL_ERROR.value
 _REJECTIONS = (Outcome.TOOL_ERROR.value, _PROTOCOL_ERROR)
+_UNKNOWN_TOOL = CaseKind.UNKNOWN_TOOL.value
+
+# The per-call flags (``VerdictKind.flag``), in the order a verdict list holds them.
+FLAG_KEYS = tuple(kind.key for kind in VERDICTS if kind.flag)
 
 
-def problem_keys(result: JudgedCall, crashed_by: str | None = None) -> list[str]:
-    """The verdict keys one fuzz result shows, in priority order. With a known killing case
-    (``crashed_by``, "tool case"), other calls in flight when the target died are its victims,
-    not culprits."""
-    out = result
+def call_verdicts(call: Classified) -> tuple[str, ...]:
+    """The verdict keys one classified call shows, in priority order: detected here, once,
+    when the call is classified (``classify``) or judged inconclusive (``evidence``), and stored
+    on it; the score, the report and every renderer read that list."""
+    if call.kind == _UNKNOWN_TOOL:
+        return _probe_verdicts(call)
     keys: list[str] = []
-    if out.outcome == _CRASH and (crashed_by is None or crashed_by == f"{out.name} {out.case}"):
+    if call.outcome == _CRASH:
         keys.append("crash")
-    if out.outcome == _TIMEOUT:
+    if call.outcome == _TIMEOUT:
         keys.append("timeout")
     # A result that breaks the MCP result schema: a protocolError with no JSON-RPC error code
     # (every JSON-RPC error reply carries one); it is neither a success nor a rejection.
-    invalid = out.outcome == _PROTOCOL_ERROR and out.error_code is None
+    invalid = call.outcome == _PROTOCOL_ERROR and call.error_code is None
     if invalid:
         keys.append("invalidResult")
-    if out.silently_accepted:
+    if call.silently_accepted:
         keys.append("silentlyAccepted")
-    if out.output_schema_violation:
+    if call.output_schema_violation:
         keys.append("outputSchemaViolation")
-    if out.empty_success:
+    if call.empty_success:
         keys.append("emptySuccess")
-    if out.failure_as_success:
+    if call.failure_as_success:
         keys.append("failureAsSuccess")
-    if out.inconclusive is not None:  # proves nothing: only what is evidence on its own stays
-        return keys + (["leak"] if out.leak else [])
-    if not out.malformed and out.outcome in _REJECTIONS and not invalid:
-        keys.append("internalErrorValid" if out.error_code == -32603 else "rejectedValid")
-    if out.validation_bypass:
+    if call.inconclusive is not None:  # proves nothing: only what is evidence on its own stays
+        return (*keys, *(["leak"] if call.leak else []))
+    internal = call.outcome == _PROTOCOL_ERROR and is_internal_error(call.error_code)
+    if not call.malformed and call.outcome in _REJECTIONS and not invalid:
+        keys.append("internalErrorValid" if internal else "rejectedValid")
+    if call.validation_bypass:
         keys.append("validationBypass")
-    elif out.malformed and out.outcome == _PROTOCOL_ERROR and out.error_code == -32603:
+    elif call.malformed and internal:
         keys.append("internalError")
-    if out.leak:
+    if call.leak:
         keys.append("leak")
-    return keys
+    return tuple(keys)
 
 
-def probe_keys(probe: JudgedCall) -> list[str]:
+def judged(result: CaseResult) -> CaseResult:
+    """``result`` with its verdicts detected from its outcome and flags (``call_verdicts``)."""
+    return replace(result, verdicts=call_verdicts(result))
+
+
+def _probe_verdicts(probe: Classified) -> tuple[str, ...]:
     """The verdict keys the unknown-tool probe shows (a call to a tool that does not exist)."""
     keys: list[str] = []
     if probe.inconclusive is not None:
-        return ["leak"] if probe.leak else []
+        return ("leak",) if probe.leak else ()
     if probe.outcome == _CRASH:
         keys.append("crash")
     elif probe.outcome == _PROTOCOL_ERROR and probe.error_code is None:
@@ -561,32 +608,63 @@ def probe_keys(probe: JudgedCall) -> list[str]:
         keys.append("timeout")
     elif probe.outcome == _OK:
         keys.append("unknownToolAccepted")
-    elif probe.outcome == _PROTOCOL_ERROR and probe.error_code == -32603:
+    elif probe.outcome == _PROTOCOL_ERROR and is_internal_error(probe.error_code):
         keys.append("internalError")
     if probe.leak:
         keys.append("leak")
-    return keys
+    return tuple(keys)
+
+
+def protocol_probe_verdicts(verdicts: Sequence[str], error_code: int | None) -> list[str]:
+    """``verdicts`` of the once-per-server ``non_object_arguments`` probe (``arguments: []``):
+    -32603 there is the SDK's request parsing, a protocol note with no points (the score leaves
+    the probe out), so it is no ``internalError``."""
+    if not is_internal_error(error_code):
+        return list(verdicts)
+    return [key for key in verdicts if key != "internalError"]
+
+
+def bystander_verdicts(verdicts: Sequence[str], call: str, crashed_by: str | None) -> list[str]:
+    """``verdicts`` of the call ``call`` ("tool case") once the case that killed the target is
+    known (``crashed_by``): a call in flight when another one killed it is its victim, so its
+    ``crash`` goes."""
+    if crashed_by is None or call == crashed_by:
+        return list(verdicts)
+    return [key for key in verdicts if key != "crash"]
+
+
+def flags(verdicts: Iterable[str]) -> list[VerdictKind]:
+    """The per-call flags among ``verdicts`` (the fuzz tables' flag column, ``-v``)."""
+    return [kind for kind in map(verdict, verdicts) if kind.flag]
+
+
+def costs(verdicts: Iterable[str], dimension: str) -> str | None:
+    """The verdict a call is deducted for in ``dimension``: its first verdict (priority order)
+    that costs that dimension, under the key its deduction line is counted with (``deducted_as``),
+    or None when it costs the dimension nothing."""
+    for key in verdicts:
+        kind = verdict(key)
+        if dimension in kind.dimensions:
+            return kind.deducted_as or kind.key
+    return None
 
 
 def sarif_verdicts(result: JudgedCall) -> list[VerdictKind]:
-    """The verdicts of one call that are SARIF results (every crash counts: SARIF lists calls,
-    not culprits), in catalogue order."""
-    keys = probe_keys(result) if result.kind == "unknown_tool" else problem_keys(result)
-    found = [verdict(key) for key in keys]
+    """The verdicts of one call that are SARIF results, in catalogue order."""
+    found = [verdict(key) for key in result.verdicts]
     return sorted((k for k in found if k.sarif_id is not None), key=lambda k: priority(k.key))
 
 
 def group_problems(
     results: Iterable[_Call],
     *,
-    crashed_by: str | None = None,
     keys: frozenset[str] | None = None,
 ) -> list[tuple[str, str, list[_Call]]]:
     """``(key, tool, results)`` grouped by verdict (priority order), then tool (first seen),
     restricted to ``keys`` when given."""
     grouped: dict[str, dict[str, list[_Call]]] = {}
     for result in results:
-        for key in problem_keys(result, crashed_by):
+        for key in result.verdicts:
             if keys is None or key in keys:
                 grouped.setdefault(key, {}).setdefault(result.name, []).append(result)
     ordered = sorted(grouped, key=priority)

@@ -8,9 +8,9 @@ server, and the score already carries the latency penalty through Liveness.
 Identity of what is compared:
 
 - a finding is ``(code, tool, param, pointer)`` — its message may embed target text that varies;
-- a fuzz verdict is ``(tool, case)`` → outcome plus flags; a verdict *fails* when it is one the
-  report blames the server for (silent accept, empty success, output-schema violation, leak,
-  crash, timeout, internal error);
+- a fuzz verdict is ``(tool, case)`` → outcome plus its verdict keys; it *fails* when the call
+  shows any verdict (its ``verdicts``, or, in a report from before schema 1.10, the verdicts
+  derived from its outcome and flags exactly as the core detects them);
 - a tool is known from the coverage (fuzzed and skipped tools) and from findings' locations.
 
 ``regressions`` are what ``--fail-on-regression`` gates on: a lower overall or dimension score,
@@ -22,8 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
+
+from mcprobe.core.verdicts import call_verdicts
 
 __all__ = ["BaselineDiff", "BaselineError", "BaselineReport", "compare", "load_baseline"]
 
@@ -55,11 +57,26 @@ class _Call(_View):
     name: str
     case: str
     outcome: str
+    malformed: bool = True
     silently_accepted: bool = False
     empty_success: bool = False
     output_schema_violation: bool = False
+    failure_as_success: bool = False
     leak: bool = False
     error_code: int | None = None
+    inconclusive: str | None = None
+    validation_bypass: bool = False
+    stored: list[str] | None = Field(default=None, alias="verdicts")
+
+    @property
+    def kind(self) -> str:
+        return self.case.partition(":")[0]
+
+    @property
+    def verdicts(self) -> tuple[str, ...]:
+        """The call's verdicts: as stored (schema 1.10 on), else derived from its outcome and
+        flags the way the core detects them."""
+        return tuple(self.stored) if self.stored is not None else call_verdicts(self)
 
 
 class _Skipped(_View):
@@ -194,29 +211,15 @@ def _finding_key(finding: _Finding) -> tuple[str, str | None, str | None, str | 
 
 
 def _verdict(call: _Call) -> str:
-    flags = [
-        name
-        for name, on in (
-            ("silentlyAccepted", call.silently_accepted),
-            ("emptySuccess", call.empty_success),
-            ("outputSchemaViolation", call.output_schema_violation),
-            ("leak", call.leak),
-        )
-        if on
-    ]
+    """The call's outcome (with its JSON-RPC code) and its verdicts, e.g. ``ok [leak]``."""
+    shown = list(call.verdicts)
     code = f" {call.error_code}" if call.outcome == "protocolError" and call.error_code else ""
-    return call.outcome + code + (f" [{', '.join(flags)}]" if flags else "")
+    return call.outcome + code + (f" [{', '.join(shown)}]" if shown else "")
 
 
 def _failing(call: _Call) -> bool:
-    return (
-        call.silently_accepted
-        or call.empty_success
-        or call.output_schema_violation
-        or call.leak
-        or call.outcome in ("timeout", "protocolCrash")
-        or (call.outcome == "protocolError" and call.error_code == -32603)
-    )
+    """A call that shows a verdict (docs/checks.md "Verdicts"): the server is blamed for it."""
+    return bool(call.verdicts)
 
 
 def _tools(report: BaselineReport) -> set[str]:

@@ -24,7 +24,14 @@ from mcprobe.core.model import (
     ServerSnapshot,
 )
 from mcprobe.core.quoting import quoted, quoted_list
-from mcprobe.core.verdicts import CRITICAL_KEYS, group_problems, probe_keys, verdict
+from mcprobe.core.verdicts import (
+    CRITICAL_KEYS,
+    VERDICTS,
+    bystander_verdicts,
+    group_problems,
+    protocol_probe_verdicts,
+    verdict,
+)
 from mcprobe.report.deaths import deaths_out
 from mcprobe.report.fix_plan import plan_fixes
 from mcprobe.report.model import (
@@ -46,7 +53,10 @@ from mcprobe.report.model import (
 _SEVERITY_RANK = {"critical": 0, "error": 1, "warning": 2, "info": 3}
 
 
-def to_result_out(result: CaseResult) -> FuzzResultOut:
+def to_result_out(result: CaseResult, crashed_by: str | None = None) -> FuzzResultOut:
+    """The report's record of one classified call, with the verdicts the core stored on it (a
+    known killing case, ``crashed_by``, takes ``crash`` off the calls that died with it)."""
+    call = f"{result.tool} {result.label}"
     return FuzzResultOut(
         name=result.tool,
         case=result.label,
@@ -69,6 +79,7 @@ def to_result_out(result: CaseResult) -> FuzzResultOut:
         environment=result.environment,
         inconclusive=result.inconclusive,
         validation_bypass=result.validation_bypass,
+        verdicts=bystander_verdicts(result.verdicts, call, crashed_by),
     )
 
 
@@ -79,22 +90,18 @@ def _as_out(result: CaseResult | FuzzResultOut) -> FuzzResultOut:
 def critical_problems(
     results: Iterable[CaseResult | FuzzResultOut],
     unknown_tool_probe: CaseResult | FuzzResultOut | None = None,
-    *,
-    crashed_by: str | None = None,
 ) -> list[CriticalOut]:
     """Critical verdicts grouped by verdict (priority order), then tool (first seen), then the
     unknown-tool probe's (``tool`` None)."""
     found = [
         CriticalOut(kind=key, tool=tool, cases=[r.case for r in group])
-        for key, tool, group in group_problems(
-            map(_as_out, results), crashed_by=crashed_by, keys=CRITICAL_KEYS
-        )
+        for key, tool, group in group_problems(map(_as_out, results), keys=CRITICAL_KEYS)
     ]
     if unknown_tool_probe is not None:
         probe = _as_out(unknown_tool_probe)
         found += [
             CriticalOut(kind=key, cases=[probe.case])
-            for key in probe_keys(probe)
+            for key in probe.verdicts
             if key in CRITICAL_KEYS
         ]
     return found
@@ -122,12 +129,10 @@ def critical_line(item: CriticalOut) -> str:
 def critical_lines(
     results: Iterable[CaseResult | FuzzResultOut],
     unknown_tool_probe: CaseResult | FuzzResultOut | None,
-    *,
-    crashed_by: str | None = None,
 ) -> list[str]:
     """Plain-text critical lines (``report.critical``): one per problem and tool, then the
     unknown-tool probe. Empty when nothing critical happened."""
-    problems = critical_problems(results, unknown_tool_probe, crashed_by=crashed_by)
+    problems = critical_problems(results, unknown_tool_probe)
     return [critical_line(item) for item in problems]
 
 
@@ -142,6 +147,7 @@ def death_line(crashed_by: str, not_run: int) -> str:
 
 def summarise_fuzz(results: Sequence[FuzzResultOut]) -> FuzzSummaryOut:
     outcomes = Counter(r.outcome for r in results)
+    shown = Counter(key for r in results for key in r.verdicts)
 
     def count(outcome: Outcome) -> int:
         return outcomes[outcome.value]
@@ -156,13 +162,14 @@ def summarise_fuzz(results: Sequence[FuzzResultOut]) -> FuzzSummaryOut:
         protocol_error=count(Outcome.PROTOCOL_ERROR),
         timeout=count(Outcome.TIMEOUT),
         protocol_crash=count(Outcome.PROTOCOL_CRASH),
-        silently_accepted=sum(r.silently_accepted for r in results),
-        empty_success=sum(r.empty_success for r in results),
-        output_schema_violation=sum(r.output_schema_violation for r in results),
-        leak=sum(r.leak for r in results),
-        failure_as_success=sum(r.failure_as_success for r in results),
+        silently_accepted=shown["silentlyAccepted"],
+        empty_success=shown["emptySuccess"],
+        output_schema_violation=shown["outputSchemaViolation"],
+        leak=shown["leak"],
+        failure_as_success=shown["failureAsSuccess"],
         environment=sum(r.environment is not None for r in results),
         inconclusive=sum(r.inconclusive is not None for r in results),
+        verdicts={kind.key: shown[kind.key] for kind in VERDICTS if shown[kind.key]},
     )
 
 
@@ -227,7 +234,8 @@ def build_report(
     """The report for one audit. ``findings`` are used as given (lint plus any server-level
     findings the caller collected); they are sorted worst severity first, stably.
     ``markdown`` is left None: callers add it with ``report.model_copy(update=...)``."""
-    fuzz_results = [to_result_out(r) for r in fuzz.results] if fuzz else []
+    killer = " ".join(fuzz.crashed_by) if fuzz and fuzz.crashed_by else None
+    fuzz_results = [to_result_out(r, killer) for r in fuzz.results] if fuzz else []
     coverage: CoverageOut | None = None
     fuzz_summary: FuzzSummaryOut | None = None
     probe: FuzzResultOut | None = None
@@ -247,6 +255,8 @@ def build_report(
             probe = to_result_out(fuzz.unknown_tool_probe)
         if fuzz.non_object_probe is not None:
             flat = to_result_out(fuzz.non_object_probe)
+            kept = protocol_probe_verdicts(flat.verdicts, flat.error_code)
+            flat = flat.model_copy(update={"verdicts": kept})
         if fuzz.crashed_by is not None:
             crashed_by = " ".join(fuzz.crashed_by)
         all_notes.extend(_fuzz_notes(fuzz, fuzz_summary.not_run))
@@ -324,9 +334,7 @@ def derive_verdicts(report: ConformanceReport) -> ConformanceReport:
     lines: list[str] = [critical_line(item) for item in problems]
     if report.coverage is not None:
         calls = [*report.fuzz, *([report.non_object_probe] if report.non_object_probe else [])]
-        behaviour = critical_problems(
-            calls, report.unknown_tool_probe, crashed_by=report.crashed_by
-        )
+        behaviour = critical_problems(calls, report.unknown_tool_probe)
         problems += behaviour
         lines += [critical_line(item) for item in behaviour]
         if report.crashed_by is not None:

@@ -28,7 +28,6 @@ from mcprobe.core.verdicts import (
     deduction_fix,
     group_problems,
     priority,
-    probe_keys,
     verdict,
 )
 from mcprobe.report.model import (
@@ -76,14 +75,12 @@ def _dimensions(key: str, results: Sequence[FuzzResultOut]) -> list[str]:
     return sorted(found & costs)
 
 
-def behaviour_fixes(
-    results: Sequence[FuzzResultOut], *, crashed_by: str | None = None
-) -> list[BehaviourFixOut]:
+def behaviour_fixes(results: Sequence[FuzzResultOut]) -> list[BehaviourFixOut]:
     """Behavioural problems grouped by verdict (priority order), then by identical behaviour
     across tools (first seen first)."""
     groups: dict[tuple[str, tuple[tuple[str, ...], ...]], list[tuple[str, list[FuzzResultOut]]]]
     groups = {}
-    for key, tool, found in group_problems(results, crashed_by=crashed_by):
+    for key, tool, found in group_problems(results):
         groups.setdefault((key, _signature(key, found)), []).append((tool, found))
     sent = [r for r in results if r.outcome != Outcome.NOT_RUN.value]
     fixes: list[BehaviourFixOut] = []
@@ -118,7 +115,7 @@ def unknown_tool_fix(probe: FuzzResultOut | None) -> UnknownToolFixOut | None:
     """The fix for the unknown-tool probe when it was not cleanly rejected, or None."""
     if probe is None:
         return None
-    for key in probe_keys(probe):
+    for key in probe.verdicts:
         kind = verdict(key)
         if kind.probe_problem:
             return UnknownToolFixOut(
@@ -171,7 +168,7 @@ def plan_fixes(report: ConformanceReport) -> FixPlanOut:
             fix = deduction_fix(deduction.cause, deduction.params.items())
             (metadata if dimension.key == "metadata" else other).append(fix)
             covered.add(dimension.key)
-    behaviour = behaviour_fixes(report.fuzz, crashed_by=report.crashed_by)
+    behaviour = behaviour_fixes(report.fuzz)
     for item in behaviour:
         covered.update(item.dimensions)
     unknown = unknown_tool_fix(report.unknown_tool_probe)

@@ -8,7 +8,7 @@ Schema is published at ``mcprobe/schemas/report.schema.json`` (regenerate with
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
@@ -16,8 +16,9 @@ from pydantic.alias_generators import to_camel
 from mcprobe.core.client_capabilities import describe_capabilities
 from mcprobe.core.schema.safe_json import safe_value
 from mcprobe.core.target_spec import CANARY_PREFIX, TargetSpec, Transport, scrub
+from mcprobe.core.verdicts import bystander_verdicts, call_verdicts, protocol_probe_verdicts
 
-SCHEMA_VERSION = "1.9"
+SCHEMA_VERSION = "1.10"
 
 
 class WireModel(BaseModel):
@@ -133,6 +134,24 @@ class FuzzResultOut(WireModel):
         description="a malformed case answered exactly like the valid call that failed on this "
         "machine: the input reached the handler unvalidated",
     )
+    verdicts: list[str] = Field(
+        default_factory=list,
+        description='the verdict keys this call shows (docs/checks.md "Verdicts"), in priority '
+        "order: what the score, the critical list, the fix plan and every renderer read",
+    )
+
+    @model_validator(mode="after")
+    def _derive_verdicts(self) -> Self:
+        """A report from before schema 1.10 has no ``verdicts``: they are derived from the
+        call's outcome and flags, exactly as the core detects them (``call_verdicts``)."""
+        if "verdicts" not in self.model_fields_set:
+            object.__setattr__(self, "verdicts", list(call_verdicts(self)))
+        return self
+
+    @property
+    def derived(self) -> bool:
+        """Whether ``verdicts`` were derived on load rather than given."""
+        return "verdicts" not in self.model_fields_set
 
 
 class FuzzSummaryOut(WireModel):
@@ -151,6 +170,10 @@ class FuzzSummaryOut(WireModel):
     failure_as_success: int = 0
     environment: int = 0
     inconclusive: int = 0
+    verdicts: dict[str, int] = Field(
+        default_factory=dict,
+        description="how many results show each verdict key (priority order; absent: none)",
+    )
 
 
 class CriticalOut(WireModel):
@@ -387,3 +410,20 @@ class ConformanceReport(WireModel):
         default=None, description="what a summary left out; null in a full report"
     )
     markdown: str | None = Field(default=None, description="the Markdown rendering")
+
+    @model_validator(mode="after")
+    def _derive_like_the_builder(self) -> Self:
+        """Verdicts derived on load (a report from before schema 1.10) get the two report-level
+        rules ``build_report`` applies: -32603 for ``arguments: []`` is no verdict, and with
+        ``crashed_by`` a call in flight when another case killed the target is its victim."""
+        flat = self.non_object_probe
+        if flat is not None and flat.derived:
+            kept = protocol_probe_verdicts(flat.verdicts, flat.error_code)
+            object.__setattr__(flat, "verdicts", kept)
+        if self.crashed_by is not None:
+            for result in self.fuzz:
+                if result.derived:
+                    call = f"{result.name} {result.case}"
+                    kept = bystander_verdicts(result.verdicts, call, self.crashed_by)
+                    object.__setattr__(result, "verdicts", kept)
+        return self

@@ -12,23 +12,11 @@ kept whole. The full report is ``detail: full`` (or ``mcprobe audit --json``).
 
 from __future__ import annotations
 
-from mcprobe.core.verdicts import problem_keys
-from mcprobe.report.model import ConformanceReport, FindingOut, FuzzResultOut, OmittedOut
+from mcprobe.report.model import ConformanceReport, FindingOut, OmittedOut
 
 __all__ = ["summary_report"]
 
 _KEPT_SEVERITIES = frozenset({"critical", "error"})
-
-
-def _flagged(result: FuzzResultOut, crashed_by: str | None) -> bool:
-    return bool(
-        result.silently_accepted
-        or result.empty_success
-        or result.failure_as_success
-        or result.output_schema_violation
-        or result.leak
-        or problem_keys(result, crashed_by)
-    )
 
 
 def _findings(findings: list[FindingOut]) -> list[FindingOut]:
@@ -47,7 +35,7 @@ def summary_report(report: ConformanceReport) -> ConformanceReport:
         return report
     cited = {(c.tool, c.case) for fix in report.fixes.behaviour for c in fix.cases}
     cited |= {(p.tool, case) for p in report.critical_problems for case in p.cases if p.tool}
-    fuzz = [r for r in report.fuzz if (r.name, r.case) in cited or _flagged(r, report.crashed_by)]
+    fuzz = [r for r in report.fuzz if (r.name, r.case) in cited or r.verdicts]
     findings = _findings(report.findings)
     surface = report.surface
     checks = 0

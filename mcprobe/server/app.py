@@ -43,6 +43,7 @@ from mcprobe.core.target_spec import (
     TargetSpec,
     target_spec,
 )
+from mcprobe.core.verdicts import FLAG_KEYS
 from mcprobe.core.version import __version__
 from mcprobe.engine.audit import AuditOptions, run_audit, spec_credentials
 from mcprobe.engine.fuzz_runner import ProgressCallback
@@ -468,8 +469,8 @@ def _summary_text(summary: FuzzSummaryOut) -> str:
         f"{summary.cases} cases ({summary.not_run} not run): ok {summary.ok}, "
         f"toolError {summary.tool_error}, protocolError {summary.protocol_error}, "
         f"timeout {summary.timeout}, protocolCrash {summary.protocol_crash}; "
-        f"silentlyAccepted {summary.silently_accepted}, emptySuccess {summary.empty_success}, "
-        f"outputSchemaViolation {summary.output_schema_violation}, leak {summary.leak}."
+        + ", ".join(f"{key} {summary.verdicts.get(key, 0)}" for key in FLAG_KEYS)
+        + "."
     )
 
 

@@ -298,7 +298,7 @@ def test_malformed_result_shapes_are_noted_with_the_schema_version_and_field() -
     def note(value: JSON, version: str | None = "2025-11-25") -> str:
         res = classify_call(VALID, result(value), PLAIN_TOOL, protocol_version=version)
         assert res.outcome is Outcome.PROTOCOL_ERROR and res.error_code is None
-        assert res.invalid_result and not res.rejected and res.critical
+        assert res.invalid_result and not res.rejected and res.verdicts == ("invalidResult",)
         return res.note or ""
 
     prefix = "invalid result: breaks the MCP 2025-11-25 CallToolResult schema: "

@@ -28,7 +28,6 @@ from mcprobe.core.model import (
     RawCall,
     RawKind,
 )
-from mcprobe.core.verdicts import problem_keys
 from mcprobe.report.build import summarise_fuzz, to_result_out
 
 TOOL: JSON = {"name": "t", "inputSchema": {"type": "object"}}
@@ -261,7 +260,7 @@ def test_inconclusive_results_are_counted_summarised_and_never_a_problem() -> No
     fuzz = _fuzz([sample, offline, rejection])
     summary = summarise_fuzz([to_result_out(r) for r in fuzz.results])
     assert (summary.inconclusive, summary.environment) == (3, 1)
-    assert all(problem_keys(to_result_out(r)) == [] for r in fuzz.results)
+    assert all(not to_result_out(r).verdicts for r in fuzz.results)
     notes = evidence_notes(fuzz)
     assert any(
         n.startswith("1 call could not be judged here: the tools need network") for n in notes
@@ -325,12 +324,12 @@ def test_the_fetch_servers_connection_failure_is_environment() -> None:
 
 def test_failure_as_success_is_its_own_verdict_on_valid_calls_only() -> None:
     dressed = to_result_out(_run(_case(), _text("Error: not a git repository")))
-    assert "failureAsSuccess" in problem_keys(dressed)
+    assert "failureAsSuccess" in dressed.verdicts
     honest = to_result_out(_run(_case(), _text("On branch main")))
-    assert "failureAsSuccess" not in problem_keys(honest)
+    assert "failureAsSuccess" not in honest.verdicts
     malformed = to_result_out(_run(_case(CaseKind.WRONG_TYPE), _text("Error: bad input")))
-    assert problem_keys(malformed)[0] == "silentlyAccepted"
-    assert "failureAsSuccess" not in problem_keys(malformed)
+    assert malformed.verdicts[0] == "silentlyAccepted"
+    assert "failureAsSuccess" not in malformed.verdicts
 
 
 # --------------------------------------------------------------------------- issue 23
@@ -401,7 +400,7 @@ def test_an_error_dressed_as_success_stays_conclusive_whatever_the_environment()
     judged = judge_controls([valid, bad])
     assert judged[0].failure_as_success and judged[0].conclusive
     assert judged[1].silently_accepted and judged[1].conclusive
-    assert "failureAsSuccess" in problem_keys(to_result_out(judged[0]))
+    assert "failureAsSuccess" in to_result_out(judged[0]).verdicts
 
 
 @pytest.mark.parametrize(
@@ -450,7 +449,7 @@ def test_a_malformed_case_answered_like_the_offline_control_is_a_validation_bypa
     assert judged[0].inconclusive is not None  # the control: the machine has no network
     bypass = judged[1]
     assert bypass.validation_bypass and bypass.conclusive and not bypass.rejected
-    assert problem_keys(to_result_out(bypass)) == ["validationBypass"]
+    assert to_result_out(bypass).verdicts == ["validationBypass"]
 
 
 def test_a_different_answer_to_malformed_input_offline_is_no_bypass() -> None:

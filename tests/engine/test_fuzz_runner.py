@@ -10,6 +10,7 @@ import pytest
 
 from mcprobe.core.cases.generate import generate_cases
 from mcprobe.core.model import JSON, Case, CaseKind, FuzzRun, Outcome, RawCall, RawKind
+from mcprobe.core.verdicts import CRITICAL_KEYS
 from mcprobe.engine.fuzz_runner import MAX_RESTARTS, run_fuzz
 from tests.support.fake_target import (
     FakeTarget,
@@ -112,7 +113,9 @@ def kills_on_string_n(name: str, arguments: JSON) -> bool:
 
 
 def verdicts(run: FuzzRun) -> list[tuple[str, str, Outcome, bool]]:
-    return [(r.tool, r.label, r.outcome, r.critical) for r in run.results]
+    return [
+        (r.tool, r.label, r.outcome, bool(CRITICAL_KEYS & set(r.verdicts))) for r in run.results
+    ]
 
 
 async def test_without_restart_a_death_stops_the_run_and_blames_no_case() -> None:

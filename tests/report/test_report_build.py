@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mcprobe.core.model import CaseResult, Outcome, Severity
-from mcprobe.core.verdicts import problem_keys as verdict_keys
 from mcprobe.report.build import (
     build_report,
     critical_lines,
@@ -26,7 +25,8 @@ from tests.support.synthetic_audits import (
 
 
 def problem_keys(result: CaseResult) -> list[str]:
-    return verdict_keys(to_result_out(result))
+    """The verdicts the report stores on ``result`` (detected when it was classified)."""
+    return list(to_result_out(result).verdicts)
 
 
 def build(audit: Audit) -> ConformanceReport:

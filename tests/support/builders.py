@@ -16,6 +16,7 @@ from mcprobe.core.model import (
     ServerSnapshot,
     Severity,
 )
+from mcprobe.core.verdicts import judged
 
 __all__ = ["case_result", "finding", "snapshot", "tool"]
 
@@ -51,17 +52,20 @@ def case_result(
     latency_ms: float = 10.0,
     **extra: Any,
 ) -> CaseResult:
-    """A classified call of case ``label`` (its kind and ``malformed`` follow from the label)."""
+    """A classified call of case ``label`` (its kind and ``malformed`` follow from the label),
+    with the verdicts its outcome and flags show (as ``classify`` stores them)."""
     kind = CaseKind(label.partition(":")[0])
-    return CaseResult(
-        tool=tool_name,
-        label=label,
-        kind=kind,
-        malformed=kind is not CaseKind.VALID,
-        arguments={} if arguments is ... else arguments,
-        outcome=outcome,
-        latency_ms=latency_ms,
-        **extra,
+    return judged(
+        CaseResult(
+            tool=tool_name,
+            label=label,
+            kind=kind,
+            malformed=kind is not CaseKind.VALID,
+            arguments={} if arguments is ... else arguments,
+            outcome=outcome,
+            latency_ms=latency_ms,
+            **extra,
+        )
     )
 
 

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import json
 
-from mcprobe.core.model import JSON, RawCall, RawKind
+from mcprobe.core.model import INTERNAL_ERROR, JSON, RawCall, RawKind, is_internal_error
 from mcprobe.core.quoting import quoted
 
 __all__ = ["INTERNAL_ERROR", "describe", "is_failure_of_server", "request_text"]
 
-INTERNAL_ERROR = -32603
 _EXCERPT = 160
 
 
@@ -48,7 +47,7 @@ def is_failure_of_server(raw: RawCall) -> bool:
     """A timeout, a lost connection or an internal error: the server's fault whatever was sent."""
     if raw.kind in (RawKind.TIMEOUT, RawKind.TRANSPORT_LOST):
         return True
-    return raw.kind is RawKind.JSONRPC_ERROR and raw.error_code == INTERNAL_ERROR
+    return raw.kind is RawKind.JSONRPC_ERROR and is_internal_error(raw.error_code)
 
 
 def request_text(method: str, params: JSON) -> str:

@@ -34,18 +34,35 @@ from typing import Any
 
 from mcprobe.core.calls.evidence import environment_cause, failure_text
 from mcprobe.core.calls.result_shape import describe, result_shape_problems
-from mcprobe.core.model import JSON, Case, CaseKind, CaseResult, Outcome, RawCall, RawKind
+from mcprobe.core.model import (
+    INTERNAL_ERROR,
+    JSON,
+    Case,
+    CaseKind,
+    CaseResult,
+    Outcome,
+    RawCall,
+    RawKind,
+    is_internal_error,
+)
 from mcprobe.core.schema.dialect import instance_errors, schema_problems
 from mcprobe.core.schema.json_depth import clip
+from mcprobe.core.verdicts import judged
 
-__all__ = ["MESSAGE_LIMIT", "classify_call", "classify_unknown_tool_probe", "excerpt", "leak_kind"]
+__all__ = [
+    "INTERNAL_ERROR",
+    "MESSAGE_LIMIT",
+    "classify_call",
+    "classify_unknown_tool_probe",
+    "excerpt",
+    "leak_kind",
+]
 
 MESSAGE_LIMIT = 200
 _SCAN_LIMIT = 100_000  # characters of error text scanned for leaks (responses are capped anyway)
 _MAX_DEPTH = 20  # nesting depth followed when collecting strings from untrusted JSON
 _MIN_ECHO = 4  # argument strings at least this long are removed before leak scanning
 
-INTERNAL_ERROR = -32603
 
 # --------------------------------------------------------------------------- leak detection
 
@@ -309,8 +326,9 @@ def _invalid_result(case: Case, raw: RawCall, protocol_version: str | None) -> C
 
 
 def _result(case: Case, raw: RawCall, outcome: Outcome, **found: Any) -> CaseResult:
-    """The case's result: what was sent, the outcome, and the flags and texts ``found``."""
-    return CaseResult(
+    """The case's result: what was sent, the outcome, the flags and texts ``found``, and the
+    verdicts they show (detected here, once: ``verdicts.call_verdicts``)."""
+    result = CaseResult(
         tool=case.tool,
         label=case.label,
         kind=case.kind,
@@ -321,13 +339,14 @@ def _result(case: Case, raw: RawCall, outcome: Outcome, **found: Any) -> CaseRes
         source=case.source,
         **found,
     )
+    return judged(result)
 
 
 def _classify_jsonrpc_error(case: Case, raw: RawCall) -> CaseResult:
     message_text = raw.error_message if isinstance(raw.error_message, str) else ""
     error_text = "\n".join(part for part in (message_text, _rendered(raw.error_data)) if part)
     notes: list[str] = []
-    if raw.error_code == INTERNAL_ERROR:
+    if is_internal_error(raw.error_code):
         notes.append("internal error (-32603) is not a clean rejection")
     leaked = leak_kind(error_text, case.arguments)
     if leaked:

@@ -46,8 +46,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from mcprobe.core.model import JSON, CaseResult, CaseSource, FuzzRun, Outcome
+from mcprobe.core.model import JSON, CaseResult, CaseSource, FuzzRun, Outcome, is_internal_error
 from mcprobe.core.quoting import quoted
+from mcprobe.core.verdicts import judged
 
 __all__ = [
     "environment_cause",
@@ -308,7 +309,7 @@ def _distinguishable(rejection: CaseResult, control: CaseResult | None) -> bool:
 
 
 def _mark(result: CaseResult, why: str) -> CaseResult:
-    return replace(result, inconclusive=why)
+    return judged(replace(result, inconclusive=why))
 
 
 def _control_why(control: CaseResult | None) -> str:
@@ -347,10 +348,10 @@ def judge_controls(results: Sequence[CaseResult]) -> tuple[CaseResult, ...]:
         if not result.malformed and result.outcome is not Outcome.NOT_RUN:
             # The first valid call of a tool is its control (a user's first example).
             controls.setdefault(result.tool, result)
-    judged: list[CaseResult] = []
+    marked: list[CaseResult] = []
     for result in results:
-        judged.append(_judge(result, controls.get(result.tool)))
-    return tuple(judged)
+        marked.append(_judge(result, controls.get(result.tool)))
+    return tuple(marked)
 
 
 _BYPASS_NOTE = (
@@ -389,7 +390,7 @@ def _environment_judged(result: CaseResult, control: CaseResult | None) -> CaseR
         and _same_answer(result, control)
     ):
         note = _BYPASS_NOTE.format(need=control.environment)
-        return replace(result, validation_bypass=True, note=_joined(note, result.note))
+        return judged(replace(result, validation_bypass=True, note=_joined(note, result.note)))
     return _mark(result, f"the call needs {result.environment}, which this machine lacks")
 
 
@@ -478,7 +479,11 @@ def protocol_notes(fuzz: FuzzRun) -> list[str]:
     not the per-tool notes."""
     notes: list[str] = []
     flat = fuzz.non_object_probe
-    if flat is not None and flat.outcome is Outcome.PROTOCOL_ERROR and flat.error_code == -32603:
+    if (
+        flat is not None
+        and flat.outcome is Outcome.PROTOCOL_ERROR
+        and is_internal_error(flat.error_code)
+    ):
         notes.append(
             "Protocol (low severity, no points): `arguments: []` (not an object) was answered "
             "with -32603 — the SDK's request parsing answers it that way; a conforming client "

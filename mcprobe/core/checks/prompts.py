@@ -15,9 +15,17 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from mcprobe.core.calls.answers import INTERNAL_ERROR, describe, is_failure_of_server
+from mcprobe.core.calls.answers import describe, is_failure_of_server
 from mcprobe.core.checks.catalogue import CheckResult, Verdict, check_result
-from mcprobe.core.model import JSON, Finding, Location, RawCall, RawKind, Severity
+from mcprobe.core.model import (
+    JSON,
+    Finding,
+    Location,
+    RawCall,
+    RawKind,
+    Severity,
+    is_internal_error,
+)
 from mcprobe.core.quoting import quoted, quoted_list
 
 __all__ = [
@@ -282,7 +290,7 @@ def _judge_rejection(
 ) -> CheckResult:
     seen = describe(raw)
     common = {"subject": subject, "request": request, "observed": seen}
-    if raw.kind is RawKind.JSONRPC_ERROR and raw.error_code != INTERNAL_ERROR:
+    if raw.kind is RawKind.JSONRPC_ERROR and not is_internal_error(raw.error_code):
         return check_result(check, Verdict.PASS, f"rejected (code {raw.error_code})", **common)
     if raw.kind is RawKind.RESULT:
         if raw.result is None:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mcprobe.core.calls.answers import INTERNAL_ERROR, describe, is_failure_of_server
+from mcprobe.core.calls.answers import describe, is_failure_of_server
 from mcprobe.core.checks.catalogue import CheckResult, Verdict, check_result
-from mcprobe.core.model import JSON, RawCall, RawKind
+from mcprobe.core.model import JSON, RawCall, RawKind, is_internal_error
 
 __all__ = [
     "INVALID_CURSOR",
@@ -117,7 +117,7 @@ def judge_invalid_cursor(raw: RawCall, request: str) -> CheckResult:
         return check_result(
             "protocol.invalid_cursor", Verdict.INCONCLUSIVE, describe(raw), **common
         )
-    if raw.kind is RawKind.JSONRPC_ERROR and raw.error_code != INTERNAL_ERROR:
+    if raw.kind is RawKind.JSONRPC_ERROR and not is_internal_error(raw.error_code):
         why = f"rejected with code {raw.error_code}; the spec recommends -32602"
     elif raw.kind is RawKind.RESULT:
         why = "a cursor the server never issued was accepted (a page came back)"

@@ -17,7 +17,15 @@ from dataclasses import dataclass
 
 from mcprobe.core.calls.answers import describe, is_failure_of_server
 from mcprobe.core.checks.catalogue import CheckResult, Verdict, check_result
-from mcprobe.core.model import JSON, Finding, Location, RawCall, RawKind, Severity
+from mcprobe.core.model import (
+    JSON,
+    Finding,
+    Location,
+    RawCall,
+    RawKind,
+    Severity,
+    is_internal_error,
+)
 from mcprobe.core.quoting import quoted, quoted_list
 
 __all__ = [
@@ -393,7 +401,7 @@ def judge_template_read(
             **common,
         )
     if raw.kind is RawKind.JSONRPC_ERROR:
-        if raw.error_code == -32603:
+        if is_internal_error(raw.error_code):
             return check_result(
                 "resources.template_read",
                 Verdict.FAIL,
@@ -432,7 +440,7 @@ def judge_not_found(uri: str, raw: RawCall, request: str) -> list[CheckResult]:
     (-32002, a SHOULD) for a URI that provably names nothing."""
     seen = describe(raw)
     common = {"subject": uri, "request": request, "observed": seen}
-    if raw.kind is RawKind.JSONRPC_ERROR and raw.error_code != -32603:
+    if raw.kind is RawKind.JSONRPC_ERROR and not is_internal_error(raw.error_code):
         out = [
             check_result(
                 "resources.not_found", Verdict.PASS, "rejected with a JSON-RPC error", **common

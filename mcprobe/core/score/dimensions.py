@@ -27,6 +27,12 @@ Decisions where the spec is silent:
   reason line says so and what to declare; an internal error (-32603) on a valid call says the
   handler failed on input its schema allows.
 
+Error Handling and Liveness read each call's stored verdicts (``CaseResult.verdicts``, detected
+once by ``classify``): a call counts against a dimension when one of its verdicts costs it, and is
+deducted for the first such verdict in catalogue priority (``verdicts.costs``; so a valid call
+that is both empty and without its declared ``structuredContent`` is an output-schema violation,
+the verdict the critical list puts first).
+
 Each deduction is a ``model.Deduction`` (dimension, amount, cause = a ``verdicts`` key, the
 cases and tools that showed it, the parameters of its text); its reason line is rendered from it
 by ``verdicts.deduction_reason`` and its fix by ``verdicts.deduction_fix``.
@@ -56,6 +62,7 @@ from mcprobe.core.model import (
     Score,
     ServerSnapshot,
     Severity,
+    is_internal_error,
 )
 from mcprobe.core.quoting import quoted, quoted_list
 from mcprobe.core.score.grading import ungraded_reason
@@ -63,6 +70,7 @@ from mcprobe.core.score.security import security_cap, security_score
 from mcprobe.core.verdicts import (
     LISTED_EXAMPLES,
     MIN_INSTRUCTIONS,
+    costs,
     deduction_label,
     deduction_reason,
     fmt_number,
@@ -364,21 +372,6 @@ def _not_measured_reason(fuzz: FuzzRun, what: str) -> str:
     return f"not measured: no {what} was sent"
 
 
-def _failure_cause(result: CaseResult) -> str:
-    """The verdict of a malformed case (or the unknown-tool probe) that was not rejected."""
-    if result.validation_bypass:
-        return "validationBypass"
-    if result.outcome is Outcome.OK:
-        return "silentlyAccepted"  # the probe too: its line reads "silently accepted" as well
-    if result.invalid_result:
-        return "invalidResult"
-    if result.outcome is Outcome.PROTOCOL_ERROR:
-        return "internalError"
-    if result.outcome is Outcome.TIMEOUT:
-        return "timeout"
-    return "crash"
-
-
 def _fuzz_deductions(
     dimension: str, each: float, failures: dict[tuple[str, tuple[tuple[str, str], ...]], list[str]]
 ) -> list[Deduction]:
@@ -408,14 +401,16 @@ def error_handling_dimension(fuzz: FuzzRun | None) -> Dimension:
     if probe is not None and probe.conclusive:
         sent.append(probe)
     flat = fuzz.non_object_probe  # -32603 there is the SDK's request parsing: a protocol note
-    if flat is not None and flat.conclusive and flat.error_code != -32603:
+    if flat is not None and flat.conclusive and not is_internal_error(flat.error_code):
         sent.append(flat)
     if not sent:
         return _dimension("errorHandling", None, [_not_measured_reason(fuzz, "malformed case")])
     too_few = _too_few("errorHandling", sent)
     if too_few is not None:
         return too_few
-    rejected = sum(1 for r in sent if r.rejected)
+    # A malformed call is rejected cleanly when it shows no verdict that costs Error Handling.
+    causes = [costs(r.verdicts, "errorHandling") for r in sent]
+    rejected = causes.count(None)
     score = 10.0 * rejected / len(sent)
     probes = [
         name
@@ -429,38 +424,19 @@ def error_handling_dimension(fuzz: FuzzRun | None) -> Dimension:
         f"10 × {rejected}/{len(sent)} = {_fmt(round_half_up(score, 1))}"
     ]
     failures: dict[tuple[str, tuple[tuple[str, str], ...]], list[str]] = {}
-    for result in sent:
-        if not result.rejected:
-            failures.setdefault((_failure_cause(result), ()), []).append(_case_name(result))
+    for result, cause in zip(sent, causes, strict=True):
+        if cause is not None:
+            failures.setdefault((cause, ()), []).append(_case_name(result))
     deductions = _fuzz_deductions("errorHandling", 10.0 / len(sent), failures)
     reasons += [deduction_reason(d) for d in deductions]
     return _dimension("errorHandling", score, reasons, deductions)
 
 
-def _clean(result: CaseResult) -> bool:
-    return (
-        result.outcome is Outcome.OK
-        and not result.empty_success
-        and not result.output_schema_violation
-        and not result.failure_as_success
-    )
-
-
-def _liveness_failure(result: CaseResult) -> tuple[str, tuple[tuple[str, str], ...]]:
-    """The verdict (and its text parameters) of a valid call that was not a clean success."""
-    if result.outcome is Outcome.OK:
-        if result.failure_as_success:
-            return "failureAsSuccess", ()
-        return ("emptySuccess" if result.empty_success else "outputSchemaViolation"), ()
+def _answer(result: CaseResult) -> tuple[tuple[str, str], ...]:
+    """The parameters of a ``rejectedValid`` line: how the valid call was refused."""
     if result.outcome is Outcome.TOOL_ERROR:
-        return "rejectedValid", (("answer", "toolError"),)
-    if result.invalid_result:
-        return "invalidResult", ()
-    if result.outcome is Outcome.PROTOCOL_ERROR:
-        if result.error_code == -32603:
-            return "internalErrorValid", ()
-        return "rejectedValid", (("answer", f"protocolError {result.error_code}"),)
-    return ("timeout" if result.outcome is Outcome.TIMEOUT else "crash"), ()
+        return (("answer", "toolError"),)
+    return (("answer", f"protocolError {result.error_code}"),)
 
 
 _ANSWERED = (Outcome.OK, Outcome.TOOL_ERROR, Outcome.PROTOCOL_ERROR)
@@ -480,16 +456,19 @@ def liveness_dimension(fuzz: FuzzRun | None) -> Dimension:
     too_few = _too_few("liveness", sent)
     if too_few is not None:
         return too_few
-    clean = sum(1 for r in sent if _clean(r))
+    # A valid call succeeded cleanly when it shows no verdict that costs Liveness.
+    causes = [costs(r.verdicts, "liveness") for r in sent]
+    clean = causes.count(None)
     base = 10.0 * clean / len(sent)
     reasons = [
         f"{clean} of {len(sent)} valid calls succeeded cleanly: "
         f"10 × {clean}/{len(sent)} = {_fmt(round_half_up(base, 1))}"
     ]
     failures: dict[tuple[str, tuple[tuple[str, str], ...]], list[str]] = {}
-    for result in sent:
-        if not _clean(result):
-            failures.setdefault(_liveness_failure(result), []).append(_case_name(result))
+    for result, cause in zip(sent, causes, strict=True):
+        if cause is not None:
+            params = _answer(result) if cause == "rejectedValid" else ()
+            failures.setdefault((cause, params), []).append(_case_name(result))
     deductions = _fuzz_deductions("liveness", 10.0 / len(sent), failures)
     latencies = [r.latency_ms for r in sent if r.outcome in _ANSWERED]
     penalty = 0.0

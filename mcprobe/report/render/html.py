@@ -18,6 +18,7 @@ from __future__ import annotations
 import html
 import json
 
+from mcprobe.core.verdicts import flags
 from mcprobe.report.model import ConformanceReport, DimensionOut, FuzzResultOut
 from mcprobe.report.render.escape import ELLIPSIS, clean_text
 
@@ -88,16 +89,9 @@ def _pre(value: object) -> str:
 
 
 def failing(result: FuzzResultOut) -> bool:
-    """A case the report blames the server for, or a valid call that did not succeed."""
-    return (
-        result.silently_accepted
-        or result.empty_success
-        or result.output_schema_violation
-        or result.leak
-        or result.outcome in ("timeout", "protocolCrash")
-        or (result.outcome == "protocolError" and result.error_code == -32603)
-        or (not result.malformed and result.outcome not in ("ok", "notRun"))
-    )
+    """A call that shows a verdict (its stored ``verdicts``): an inconclusive call shows none
+    but what is evidence on its own (a leak), so it gets no "reproduce" link."""
+    return bool(result.verdicts)
 
 
 def _level(score: float | None, scale: float) -> str:
@@ -122,17 +116,7 @@ def _dimension(dim: DimensionOut) -> str:
 
 
 def _flags(result: FuzzResultOut) -> str:
-    names = [
-        name
-        for name, on in (
-            ("silently accepted", result.silently_accepted),
-            ("empty success", result.empty_success),
-            ("output schema violation", result.output_schema_violation),
-            ("leak", result.leak),
-        )
-        if on
-    ]
-    return ", ".join(names)
+    return ", ".join(kind.flag for kind in flags(result.verdicts))
 
 
 def _fuzz_row(index: int, result: FuzzResultOut) -> str:

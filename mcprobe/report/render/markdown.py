@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from mcprobe.core.model import Outcome
-from mcprobe.core.verdicts import probe_keys, problem_keys, verdict
+from mcprobe.core.model import Outcome, is_internal_error
+from mcprobe.core.verdicts import flags, verdict
 from mcprobe.report.build import sort_findings
 from mcprobe.report.model import (
     BehaviourFixOut,
@@ -391,20 +391,18 @@ def _findings(findings: list[FindingOut]) -> list[str]:
 
 
 def _flags(result: FuzzResultOut) -> str:
-    flags = [
+    """The flags column: the call's per-call flags (its stored verdicts that are flags, by key),
+    then whether the machine caused it and whether it proves nothing."""
+    shown = [kind.key for kind in flags(result.verdicts)]
+    shown += [
         name
         for name, on in (
-            ("silentlyAccepted", result.silently_accepted),
-            ("emptySuccess", result.empty_success),
-            ("failureAsSuccess", result.failure_as_success),
-            ("outputSchemaViolation", result.output_schema_violation),
-            ("leak", result.leak),
             ("environment", result.environment is not None),
             ("inconclusive", result.inconclusive is not None),
         )
         if on
     ]
-    return ", ".join(flags) if flags else "—"
+    return ", ".join(shown) if shown else "—"
 
 
 def _outcome(result: FuzzResultOut) -> str:
@@ -413,13 +411,9 @@ def _outcome(result: FuzzResultOut) -> str:
     return f"{result.outcome} ({result.error_code})"
 
 
-def _note(result: FuzzResultOut, crashed_by: str | None) -> str:
+def _note(result: FuzzResultOut) -> str:
     parts = []
-    if (
-        crashed_by is not None
-        and result.outcome == _CRASH
-        and f"{result.name} {result.case}" != crashed_by
-    ):
+    if result.outcome == _CRASH and "crash" not in result.verdicts:
         parts.append("in flight when another case killed the target (not blamed)")
     if result.message:
         parts.append(md_cell(result.message, CELL_NOTE_LIMIT))
@@ -430,7 +424,7 @@ def _note(result: FuzzResultOut, crashed_by: str | None) -> str:
     return " — ".join(parts) if parts else ""
 
 
-def _fuzz_row(result: FuzzResultOut, crashed_by: str | None) -> str:
+def _fuzz_row(result: FuzzResultOut) -> str:
     latency = "—" if result.outcome == _NOT_RUN else f"{result.latency_ms:.0f} ms"
     cells = [
         md_cell(result.name, NAME_LIMIT),
@@ -438,7 +432,7 @@ def _fuzz_row(result: FuzzResultOut, crashed_by: str | None) -> str:
         _outcome(result),
         _flags(result),
         latency,
-        _note(result, crashed_by),
+        _note(result),
     ]
     return "| " + " | ".join(cells) + " |"
 
@@ -452,7 +446,7 @@ def _fuzz_table(report: ConformanceReport) -> list[str]:
         "| Tool | Case | Outcome | Flags | Latency | Note |",
         "| --- | --- | --- | --- | ---: | --- |",
     ]
-    lines += [_fuzz_row(result, report.crashed_by) for result in rows]
+    lines += [_fuzz_row(result) for result in rows]
     return lines
 
 
@@ -500,11 +494,10 @@ def _protocol(report: ConformanceReport) -> list[str] | None:
     ]
     flat, unknown = report.non_object_probe, report.unknown_tool_probe
     if flat is not None:
-        keys = [k for k in problem_keys(flat, report.crashed_by) if flat.error_code != -32603]
-        text = _probe_verdict(flat, keys, flat.error_code == -32603)
+        text = _probe_verdict(flat, list(flat.verdicts), is_internal_error(flat.error_code))
         lines.append(_probe_line("`arguments` that are not an object", flat, text))
     if unknown is not None:
-        text = _probe_verdict(unknown, probe_keys(unknown), unknown.outcome == "toolError")
+        text = _probe_verdict(unknown, list(unknown.verdicts), unknown.outcome == "toolError")
         lines.append(_probe_line("A call to a tool that does not exist", unknown, text))
     lines += [f"- Note: {md_prose(note, NOTE_LIMIT)}" for note in report.protocol_notes]
     return lines

@@ -48,7 +48,7 @@ _MAX_EXCERPT_CHARS = 300
 
 def behaviour_failures(result: FuzzResultOut) -> tuple[VerdictKind, ...]:
     """The behavioural verdicts (with a SARIF rule) one classified call shows, in catalogue
-    order. Every crash counts here: SARIF lists calls, not culprits."""
+    order: its stored ``verdicts``, the list every other renderer reads."""
     return tuple(sarif_verdicts(result))
 
 
