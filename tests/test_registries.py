@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import mcprobe
-from mcprobe.client.connection import _OPENERS
+from mcprobe.client.connection import WIRES
 from mcprobe.core.cases.kinds import CASE_KINDS, FIELD_KINDS
 from mcprobe.core.errors import UsageError
 from mcprobe.core.lint.registry import LINT_RULES, SERVER_RULES, TOOL_RULES
@@ -146,10 +146,57 @@ def test_an_unknown_format_is_one_usage_error_naming_the_known_ones() -> None:
 def test_every_transport_has_a_record_and_every_wire_protocol_an_opener() -> None:
     assert [t.name for t in TRANSPORTS] == list(typing.get_args(Transport))
     wires = {wire for t in TRANSPORTS for wire in t.attempts}
-    assert wires == set(_OPENERS)
+    assert wires == {w.name for w in WIRES}
+    assert len(WIRES) == len(wires)  # one record per wire protocol
 
 
 @pytest.mark.parametrize("name", [t.name for t in TRANSPORTS])
 def test_every_transport_is_documented_and_covered_by_a_test(name: str) -> None:
     assert f"- **{name}** —" in _section(CLI, "### Transports")
     assert _named_by_a_test(name), f"no test names {name}"
+
+
+_WIRE_NAMES = frozenset({t.name for t in TRANSPORTS} | {w for t in TRANSPORTS for w in t.attempts})
+# Where a transport is defined or opened (the records, the openers), and the host configs' own
+# "type" field (a host's file format, not mcprobe's transport record).
+_NAMES_TRANSPORTS = ("core/target_spec.py", "client/transports/", "cli/host_config.py")
+
+
+def _transport_name_tests(path: Path) -> list[int]:
+    """Lines of ``path`` comparing a ``kind``/``transport`` with a transport or wire name."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Compare):
+            continue
+        sides = [node.left, *node.comparators]
+        named = any(
+            (isinstance(s, ast.Attribute) and s.attr in ("kind", "transport", "wire"))
+            or (isinstance(s, ast.Name) and s.id in ("kind", "transport", "wire"))
+            for s in sides
+        )
+        literal = any(isinstance(s, ast.Constant) and s.value in _WIRE_NAMES for s in sides)
+        if named and literal:
+            found.append(node.lineno)
+    return found
+
+
+def test_no_code_asks_for_a_transport_by_name_instead_of_its_traits() -> None:
+    package = ROOT / "mcprobe"
+    found = {
+        str(path.relative_to(package)): lines
+        for path in sorted(package.rglob("*.py"))
+        if not str(path.relative_to(package)).startswith(_NAMES_TRANSPORTS)
+        if (lines := _transport_name_tests(path))
+    }
+    assert found == {}, "use the TransportKind / WireProtocol traits (ordered, has_process, …)"
+
+
+def test_every_wire_protocol_of_a_transport_is_one_record_with_its_traits() -> None:
+    by_name = {w.name: w for w in WIRES}
+    assert by_name["stdio"].ordered and by_name["stdio"].has_process
+    assert all(by_name[w].http_log for w in ("http", "sse"))
+    # Only a transport's first attempt may fall back, and only to a later one.
+    for transport in TRANSPORTS:
+        assert not by_name[transport.attempts[-1]].falls_back or len(transport.attempts) == 1

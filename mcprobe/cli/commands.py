@@ -55,7 +55,7 @@ from mcprobe.cli import config_file, console, exit_codes, termination
 from mcprobe.cli import many as audit_many
 from mcprobe.cli.examples_file import read_examples_file
 from mcprobe.core.errors import UsageError  # one class for every bad-input path: exit 1
-from mcprobe.report.formats import FORMAT_NAMES
+from mcprobe.report import formats as report_formats
 from mcprobe.report.formats import output_format as output_format_named
 
 if TYPE_CHECKING:
@@ -264,7 +264,7 @@ def _audit_parser(out: TextIO) -> _Parser:
     p.add_argument("--json", action="store_true", help="same as --format json")
     p.add_argument(
         "--format",
-        choices=FORMAT_NAMES,
+        choices=report_formats.FORMAT_NAMES,
         help="report format (default md; on a terminal without --output: a short summary)",
     )
     p.add_argument("--output", metavar="FILE", help="write the report here instead of stdout")
@@ -647,7 +647,9 @@ def _encodable(text: str) -> str:
 
 def describe_target(spec: TargetSpec) -> str:
     """The target for messages: the command line, or the URL without any userinfo."""
-    if spec.transport == "stdio":
+    from mcprobe.core.target_spec import TRANSPORTS_BY_NAME
+
+    if TRANSPORTS_BY_NAME[spec.transport].needs == "command":
         return shlex.join([spec.command or "", *spec.args])
     parts = urlsplit(spec.url or "")
     netloc = parts.netloc.rpartition("@")[2]

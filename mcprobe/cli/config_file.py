@@ -97,7 +97,9 @@ def _read(path: Path) -> str:
 def _models() -> Any:
     from typing import Literal
 
-    from pydantic import BaseModel, ConfigDict, Field
+    from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+    from mcprobe.report.formats import FORMAT_NAMES, expected_names
 
     def dashed(name: str) -> str:
         return name.replace("_", "-")
@@ -117,8 +119,15 @@ def _models() -> Any:
         connect_timeout: float | None = Field(default=None, gt=0)
         overall_timeout: float | None = Field(default=None, gt=0)
         concurrency: int | None = Field(default=None, ge=1)
-        format: Literal["md", "json", "sarif", "junit", "html"] | None = None
+        format: str | None = None  # a name of the output-format registry
         examples: str | None = Field(default=None, min_length=1)
+
+        @field_validator("format")
+        @classmethod
+        def _registered(cls, value: str | None) -> str | None:
+            if value is not None and value not in FORMAT_NAMES:
+                raise ValueError(f"unknown report format {value!r}: expected {expected_names()}")
+            return value
 
     class Gates(Strict):
         fail_under: float | None = Field(default=None, ge=0, le=100)
@@ -178,6 +187,7 @@ def load(path: Path) -> ProjectConfig:
         error = exc.errors()[0]
         where = ".".join(str(part) for part in error["loc"])
         message = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
+        message = message.removeprefix("Value error, ")
         raise ConfigFileError(f"{prefix}: {where}: {message}") from None
     overrides = []
     for code, rule in root.rules.items():

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from mcprobe.cli.host_config import ConfigError, HostServer, find_configs, read_config, server_argv
+from mcprobe.report.formats import output_format
 
 if TYPE_CHECKING:
     from mcprobe.cli.commands import AuditInvocation
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
 
 DEFAULT_PARALLEL = 2
 WORST_FIRST = (5, 2, 4, 7, 3, 0)
-_EXTENSIONS = {"md": "md", "json": "json", "sarif": "sarif", "junit": "junit.xml", "html": "html"}
 _OWN = {"--config": True, "--server": True, "--output-dir": True, "--parallel": True}
 
 
@@ -168,7 +168,7 @@ def _rank(code: int) -> int:
 
 def _file_name(name: str, fmt: str) -> str:
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "server"
-    return f"{safe}.{_EXTENSIONS[fmt]}"
+    return safe + output_format(fmt).suffix
 
 
 def _audit_all(

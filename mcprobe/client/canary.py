@@ -9,15 +9,15 @@ from __future__ import annotations
 import secrets
 from dataclasses import replace
 
-from mcprobe.core.target_spec import CANARY_PREFIX, TargetSpec
+from mcprobe.core.target_spec import CANARY_PREFIX, TRANSPORTS_BY_NAME, TargetSpec
 
 __all__ = ["with_canary"]
 
 
 def with_canary(spec: TargetSpec) -> TargetSpec:
-    """``spec`` with a fresh canary in its environment (stdio only; a spec that already has
-    one, or is not stdio, is returned unchanged)."""
-    if spec.transport != "stdio" or spec.canary() is not None:
+    """``spec`` with a fresh canary in its environment (a transport whose target takes an
+    ``env``: stdio; a spec that already has one, or has no environment, is returned unchanged)."""
+    if "env" not in TRANSPORTS_BY_NAME[spec.transport].fields or spec.canary() is not None:
         return spec
     name = CANARY_PREFIX + secrets.token_hex(4).upper()
     value = "mcprobe-canary-" + secrets.token_hex(12)

@@ -77,8 +77,12 @@ __all__ = [
     "DEFAULT_PAGE_CAP",
     "PROGRESS_CEILING",
     "TOOLS_LIST_CHANGED",
+    "WIRES",
     "TargetConnection",
+    "WireProtocol",
+    "first_wire",
     "open_target",
+    "wire_protocol",
 ]
 
 logger = logging.getLogger(__name__)
@@ -131,7 +135,7 @@ class _Attempt:
         return self.spec.secret_values()
 
     def where(self) -> str:
-        if self.kind == "stdio":
+        if wire_protocol(self.kind).has_process:
             return f"`{self.spec.command}`"
         return scrub(self.spec.url or "", self.secrets)
 
@@ -180,7 +184,7 @@ class _Attempt:
                 f"{text} to server/discover: the server does not seem to speak 2026-07-28 "
                 "(--protocol auto or handshake audits it in the handshake era)"
             )
-        fallback = self.kind == "http" and self.http.rejects_streamable()
+        fallback = wire_protocol(self.kind).falls_back and self.http.rejects_streamable()
         return self.fail(text, fallback=fallback)
 
     def timed_out(self) -> ConnectFailed:
@@ -334,7 +338,7 @@ class TargetConnection:
         if self._deadline is not None:
             budget = min(budget, self._deadline - anyio.current_time())
         flood = self._session.notifications_total()
-        if self.transport != "stdio":
+        if not wire_protocol(self.transport).ordered:
             why = (
                 "over HTTP the cancellation and the call's stream are separate connections, so "
                 "their order cannot be shown"
@@ -822,13 +826,14 @@ async def _open_stdio_wire(attempt: _Attempt, max_message_bytes: int) -> AsyncIt
 
 
 @asynccontextmanager
-async def _open_http_wire(attempt: _Attempt, max_message_bytes: int) -> AsyncIterator[_Streams]:
+async def _open_http_wire(
+    mode: HttpKind, attempt: _Attempt, max_message_bytes: int
+) -> AsyncIterator[_Streams]:
     spec = attempt.spec
     if not spec.url:
         raise attempt.fail("an HTTP target needs a url")
-    kind: HttpKind = "http" if attempt.kind == "http" else "sse"
     async with open_http(
-        kind,
+        mode,
         spec.url,
         headers=spec.headers,
         bearer=spec.bearer,
@@ -839,16 +844,58 @@ async def _open_http_wire(attempt: _Attempt, max_message_bytes: int) -> AsyncIte
         yield read, write
 
 
-# One opener per wire protocol of ``core.target_spec.TRANSPORTS`` (a test keeps them in step).
-_OPENERS: dict[str, Callable[[_Attempt, int], AbstractAsyncContextManager[_Streams]]] = {
-    "stdio": _open_stdio_wire,
-    "http": _open_http_wire,
-    "sse": _open_http_wire,
-}
+@dataclass(frozen=True)
+class WireProtocol:
+    """One wire protocol of ``core.target_spec.TRANSPORTS`` (a transport's ``attempts``): its
+    opener and the traits the connection branches on, so no code asks for a transport by name.
+
+    - ``ordered``: one pipe carries every message in the order sent, so the cancellation probe
+      can show a notification arriving before or after a result (stdio);
+    - ``has_process``: a local process mcprobe starts (named by its command in messages; a
+      process started early for ``--lock`` is handed to the first attempt);
+    - ``http_log``: HTTP statuses are recorded (``HttpLog``), the session sends the
+      ``MCP-Protocol-Version`` header and caps results, the log reaches the HTTP probes;
+    - ``falls_back``: a server refusing it (404/405 on POST) is tried with the next attempt;
+    - ``streamable``: Streamable HTTP, the transport the HTTP checks (``engine/http_probes``) test.
+
+    To add one: a record here with its opener module in ``client/transports/``, its name in
+    ``Wire`` and a ``TransportKind`` that attempts it (``core/target_spec.py``), a line in
+    docs/cli.md "Transports", a test against a real server."""
+
+    name: Wire
+    open: Callable[[_Attempt, int], AbstractAsyncContextManager[_Streams]]
+    ordered: bool = False
+    has_process: bool = False
+    http_log: bool = False
+    falls_back: bool = False
+    streamable: bool = False
+
+
+WIRES: tuple[WireProtocol, ...] = (
+    WireProtocol("stdio", _open_stdio_wire, ordered=True, has_process=True),
+    WireProtocol(
+        "http",
+        partial(_open_http_wire, "http"),
+        http_log=True,
+        falls_back=True,
+        streamable=True,
+    ),
+    WireProtocol("sse", partial(_open_http_wire, "sse"), http_log=True),
+)
+
+
+def wire_protocol(name: Wire) -> WireProtocol:
+    """The record of wire protocol ``name`` (a ``StopIteration`` names an unregistered one)."""
+    return next(w for w in WIRES if w.name == name)
+
+
+def first_wire(spec: TargetSpec) -> WireProtocol:
+    """The wire protocol ``spec``'s transport tries first."""
+    return wire_protocol(TRANSPORTS_BY_NAME[spec.transport].attempts[0])
 
 
 def _wire(attempt: _Attempt, max_message_bytes: int) -> AbstractAsyncContextManager[_Streams]:
-    return _OPENERS[attempt.kind](attempt, max_message_bytes)
+    return wire_protocol(attempt.kind).open(attempt, max_message_bytes)
 
 
 async def _own_connection(
@@ -877,8 +924,9 @@ async def _own_connection(
                     declared=attempt.spec.client_capabilities,
                 ) as session,
             ):
-                session.ordered = attempt.kind == "stdio"
-                if attempt.kind != "stdio":
+                wire = wire_protocol(attempt.kind)
+                session.ordered = wire.ordered
+                if wire.http_log:
                     session.send_version_header = True
                     session.max_result_bytes = max_bytes
                     attempt.http.on_oversize = session.record_oversize
@@ -891,7 +939,7 @@ async def _own_connection(
                     transport=attempt.kind,
                     deadline=call_deadline,
                     close_requested=close_requested,
-                    http_log=attempt.http if attempt.kind != "stdio" else None,
+                    http_log=attempt.http if wire.http_log else None,
                     page_cap=page_cap,
                 )
                 connected = True
@@ -1063,7 +1111,7 @@ async def _connect(
             spec,
             kind,
             budget,
-            started=started if kind == "stdio" and index == 0 else None,
+            started=started if wire_protocol(kind).has_process and index == 0 else None,
             offer=offer_version,
             era=era,
             suggest_auto=suggest_auto,

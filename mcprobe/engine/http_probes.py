@@ -18,6 +18,7 @@ from mcp_types import (
     PROTOCOL_VERSION_META_KEY,
 )
 
+from mcprobe.client.connection import WIRES, first_wire
 from mcprobe.client.http_probe import HttpExchange, is_loopback_url, open_exchange
 from mcprobe.core.checks.catalogue import CheckResult, Verdict, check_result
 from mcprobe.core.checks.http import (
@@ -138,9 +139,9 @@ async def run_http_probes(
     the audit spoke legacy HTTP+SSE (``wire`` "sse", after the fallback), every check is "not
     applicable": POSTing ``initialize`` to an SSE endpoint proves nothing about Streamable
     HTTP."""
-    if spec.transport != "http" or not is_loopback_url(spec.url):
+    if not first_wire(spec).streamable or not is_loopback_url(spec.url):
         return []
-    if wire == "sse":
+    if not any(w.streamable for w in WIRES if w.name == wire):
         return [_not_applicable(check, _FELL_BACK) for check in HTTP_CHECKS]
     if era == "modern":
         async with open_exchange(spec, min(timeout or _TIMEOUT, _TIMEOUT)) as http:

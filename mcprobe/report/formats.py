@@ -1,8 +1,10 @@
 """The output format registry: one ``OutputFormat`` per report format (its ``--format`` name,
 MIME type, file extension, the options it takes, and its renderer).
 
-The CLI's ``--format`` choices, the library's ``render_report(format=...)``, the MCP server's
-``probe_report`` ``format`` and anything else that renders a report read this table. Importing
+The CLI's ``--format`` choices and help, ``format`` in ``mcprobe.toml``, the file names of
+``--config --output-dir``, the library's ``render_report(format=...)``, the MCP server's
+``probe_report`` ``format`` (and its description) and anything else that renders a report read
+this table. Importing
 it is cheap: each renderer module is imported only when its format is rendered (the CLI checks
 its arguments before the heavy imports).
 
@@ -26,6 +28,7 @@ __all__ = [
     "OutputFormat",
     "RenderOptions",
     "ReportFormat",
+    "expected_names",
     "output_format",
     "render",
 ]
@@ -49,6 +52,12 @@ class OutputFormat:
     extension: str
     render: Callable[[ConformanceReport, RenderOptions], str]
     options: frozenset[str] = frozenset()  # RenderOptions fields this format uses
+    output_suffix: str | None = None  # ``--output-dir`` file names end so (None: ``extension``)
+
+    @property
+    def suffix(self) -> str:
+        """How ``--config --output-dir`` ends this format's file names (``server.sarif``)."""
+        return self.extension if self.output_suffix is None else self.output_suffix
 
 
 def _markdown(report: ConformanceReport, _: RenderOptions) -> str:
@@ -93,25 +102,27 @@ FORMATS: tuple[OutputFormat, ...] = (
         _sarif,
         options=frozenset({"sarif_artifact"}),
     ),
-    OutputFormat("junit", "JUnit XML", "application/xml", ".xml", _junit),
+    OutputFormat(
+        "junit", "JUnit XML", "application/xml", ".xml", _junit, output_suffix=".junit.xml"
+    ),
     OutputFormat("html", "HTML", "text/html", ".html", _html),
 )
 FORMAT_NAMES: tuple[str, ...] = tuple(f.name for f in FORMATS)
-_BY_NAME = {f.name: f for f in FORMATS}
 
 
-def _expected() -> str:
+def expected_names() -> str:
+    """The format names as a sentence lists them: ``md, json, sarif, junit or html``."""
     *first, last = FORMAT_NAMES
     return f"{', '.join(first)} or {last}"
 
 
 def output_format(name: str) -> OutputFormat:
     """The format called ``name``; a ``UsageError`` naming the known ones otherwise."""
-    found = _BY_NAME.get(name)
+    found = next((f for f in FORMATS if f.name == name), None)
     if found is None:
         from mcprobe.core.errors import UsageError
 
-        raise UsageError(f"unknown report format {name!r}: expected {_expected()}")
+        raise UsageError(f"unknown report format {name!r}: expected {expected_names()}")
     return found
 
 

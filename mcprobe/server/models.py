@@ -13,7 +13,7 @@ from pydantic import ConfigDict, Field
 
 from mcprobe.core.client_capabilities import ClientCapability
 from mcprobe.core.target_spec import ProtocolChoice, Transport
-from mcprobe.report.formats import ReportFormat
+from mcprobe.report.formats import ReportFormat, expected_names
 from mcprobe.report.model import (
     CoverageOut,
     FindingOut,
@@ -183,8 +183,8 @@ class ReportInput(ToolInput):
     )
     format: ReportFormat = Field(
         default="md",
-        description="The report format of the text content, as the CLI's --format: md "
-        "(default), json, sarif, junit or html. structuredContent is always the JSON report.",
+        description="The report format of the text content, as the CLI's --format: "
+        f"{expected_names()} (default md). structuredContent is always the JSON report.",
     )
     detail: Literal["summary", "full"] = Field(
         default="summary",
