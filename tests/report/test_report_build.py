@@ -129,6 +129,15 @@ def test_fuzz_summary_counts_every_outcome_and_flag() -> None:
         "failure_as_success": 0,
         "environment": 0,
         "inconclusive": 0,
+        "verdicts": {
+            "crash": 1,
+            "timeout": 1,
+            "silentlyAccepted": 1,
+            "outputSchemaViolation": 1,
+            "emptySuccess": 1,
+            "internalError": 1,
+            "leak": 1,
+        },
     }
 
 
