@@ -44,7 +44,7 @@ import signal
 import subprocess
 import sys
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
@@ -411,6 +411,7 @@ class _AuditArgs:
     output: Path | None
     summary: bool = False
     overrides: tuple[RuleOverride, ...] = ()
+    config_path: Path | None = None  # the mcprobe.toml / pyproject.toml used, said on stderr
 
 
 def parse_audit(argv: Sequence[str], out: TextIO) -> AuditInvocation:
@@ -418,8 +419,12 @@ def parse_audit(argv: Sequence[str], out: TextIO) -> AuditInvocation:
     return _invocation(_check_audit_args(argv, out))
 
 
-def _check_audit_args(argv: Sequence[str], out: TextIO) -> _AuditArgs:
-    """Stage one of ``parse_audit``: stdlib only (it runs before the target is started)."""
+def _check_audit_args(
+    argv: Sequence[str], out: TextIO, config_keys: Collection[str] | None = None
+) -> _AuditArgs:
+    """Stage one of ``parse_audit``: stdlib only (it runs before the target is started).
+    ``config_keys``: which of the config file's ``[audit]``/``[gates]`` defaults apply (None:
+    all; ``mcprobe pin`` takes the timeouts only)."""
     argv = list(argv)
     command: list[str] | None = None
     if "--" in argv:
@@ -428,7 +433,7 @@ def _check_audit_args(argv: Sequence[str], out: TextIO) -> _AuditArgs:
     ns = _audit_parser(out).parse_args(argv)
     if ns.config is not None or ns.server or ns.output_dir or ns.parallel:
         raise UsageError("--server, --output-dir and --parallel need --config FILE (before --)")
-    overrides = _apply_config_file(ns, argv)
+    overrides, config_path = _apply_config_file(ns, argv, config_keys)
 
     targets = [ns.url is not None, ns.stdio is not None, command is not None]
     if sum(targets) != 1:
@@ -465,7 +470,9 @@ def _check_audit_args(argv: Sequence[str], out: TextIO) -> _AuditArgs:
     spec = _spec(ns, command)  # the one target check the server and the library use too
     if spec.cwd is not None and not Path(spec.cwd).is_dir():
         raise UsageError(f"--cwd: {spec.cwd!r} is not a directory")
-    return _AuditArgs(ns, command, spec, output_format, fuzz, output, summary, overrides)
+    return _AuditArgs(
+        ns, command, spec, output_format, fuzz, output, summary, overrides, config_path
+    )
 
 
 def _check_compare_files(ns: argparse.Namespace) -> None:
@@ -478,6 +485,11 @@ def _check_compare_files(ns: argparse.Namespace) -> None:
         raise UsageError("--fail-on-drift needs --lock mcprobe.lock")
     if ns.lock is not None and not Path(ns.lock).is_file():
         raise UsageError(f"--lock: {ns.lock!r} is not a file")
+
+
+def config_line(path: Path) -> str:
+    """Which config file gave defaults (as pytest's header says ``configfile:``)."""
+    return f"mcprobe: config file {_encodable(str(path))}"
 
 
 def _spec(ns: argparse.Namespace, command: list[str] | None) -> TargetSpec:
@@ -506,16 +518,21 @@ def _spec(ns: argparse.Namespace, command: list[str] | None) -> TargetSpec:
     )
 
 
-def _apply_config_file(ns: argparse.Namespace, argv: Sequence[str]) -> tuple[RuleOverride, ...]:
-    """Defaults and rule overrides from mcprobe.toml / [tool.mcprobe] (the command line wins)."""
+def _apply_config_file(
+    ns: argparse.Namespace, argv: Sequence[str], keys: Collection[str] | None = None
+) -> tuple[tuple[RuleOverride, ...], Path | None]:
+    """Defaults and rule overrides from mcprobe.toml / [tool.mcprobe] (the command line wins),
+    and the file they came from."""
     try:
         project = config_file.resolve(ns)
     except config_file.ConfigFileError as exc:
         raise UsageError(str(exc)) from None
     if project is None:
-        return ()
+        return (), None
+    if keys is not None:
+        project = config_file.only(project, keys)
     config_file.apply_defaults(ns, project, argv)
-    return tuple(project.overrides)
+    return tuple(project.overrides), project.path
 
 
 def _invocation(args: _AuditArgs) -> AuditInvocation:
@@ -777,6 +794,8 @@ def _run_checked_audit(
     def say(text: str) -> None:
         stderr.write(_encodable(redactor.prose(text)) + "\n")
 
+    if args.config_path is not None and not invocation.console_mode.quiet:
+        say(config_line(args.config_path))
     progress = invocation.console_mode.progress(stderr, fuzz=invocation.fuzz)
     try:
         return _audit_and_report(invocation, progress, stdout, say, started)

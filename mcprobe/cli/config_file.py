@@ -29,12 +29,19 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ProjectConfig", "add_arguments", "apply_defaults", "find_config_file", "load"]
+__all__ = [
+    "ProjectConfig",
+    "add_arguments",
+    "apply_defaults",
+    "find_config_file",
+    "load",
+    "only",
+]
 
 FILE_NAME = "mcprobe.toml"
 
@@ -196,6 +203,7 @@ def load(path: Path) -> ProjectConfig:
                 f"{prefix}: rules.{code}: behavioural verdicts cannot be overridden "
                 "(they are measured, not style); only finding codes can"
             )
+        _check_code(prefix, code)
         severity = None if rule.severity == "ignore" else Severity(rule.severity)
         overrides.append(RuleOverride(code, severity, rule.reason.strip(), tuple(rule.tools)))
     values = root.audit.model_dump(exclude_none=True) | root.gates.model_dump(exclude_none=True)
@@ -207,6 +215,25 @@ def load(path: Path) -> ProjectConfig:
         except ValueError as exc:
             raise ConfigFileError(f"{prefix}: audit.examples: {exc}") from None
     return ProjectConfig(path, values, tuple(overrides))
+
+
+def _check_code(prefix: str, code: str) -> None:
+    """A rule code mcprobe never emits would silently do nothing: refuse it, as ruff does."""
+    import difflib
+
+    from mcprobe.core.checks.catalogue import CHECKS
+    from mcprobe.core.lint.registry import FINDING_CODES
+
+    if code in FINDING_CODES:
+        return
+    if code in CHECKS:
+        raise ConfigFileError(
+            f"{prefix}: rules.{code}: a protocol check, not a finding code: checks are measured "
+            "answers of the server and cannot be overridden"
+        )
+    close = difflib.get_close_matches(code, sorted(FINDING_CODES), n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else " (docs/checks.md lists every code)"
+    raise ConfigFileError(f"{prefix}: rules.{code}: unknown finding code{hint}")
 
 
 def resolve(ns: argparse.Namespace, cwd: Path | None = None) -> ProjectConfig | None:
@@ -224,6 +251,12 @@ def resolve(ns: argparse.Namespace, cwd: Path | None = None) -> ProjectConfig | 
             return None
         path = found
     return load(path)
+
+
+def only(config: ProjectConfig, keys: Collection[str]) -> ProjectConfig:
+    """The config with just these ``[audit]``/``[gates]`` defaults (its rule overrides kept)."""
+    audit = {dest: value for dest, value in config.audit.items() if dest in keys}
+    return ProjectConfig(config.path, audit, config.overrides)
 
 
 def apply_defaults(ns: argparse.Namespace, config: ProjectConfig, given: Sequence[str]) -> None:

@@ -3,10 +3,12 @@ and ``mcprobe scan``.
 
 Every selected server of a host config (``host_config``) is audited with the same options, each
 exactly as ``mcprobe audit`` would (its argv is checked by ``cli.parse_audit``), at most
-``--parallel`` at a time (default 2). With ``--output-dir`` each report is written there as
-``NAME.EXT``; a summary table (server, score, grade, critical, security) goes to stdout, and
-the exit code is the worst of the servers': 5, 2, 4, 7, 3, 0 in that order (internal error and
-could-not-connect first, then the gates; a code not in this list counts as the worst).
+``--parallel`` at a time (default 2). With ``--output-dir`` (created if missing) each report is
+written there as ``NAME.EXT`` (``--json`` / ``--format`` with several servers need it: stdout
+gets the table, never a report); a summary table (server, score, grade, critical, security)
+goes to stdout, and the exit code is the worst of the servers': 5, 2, 4, 7, 3, 0 in that order
+(internal error and could-not-connect first, then the gates; a code not in this list counts
+as the worst).
 
 One selected server and no ``--output-dir``: the plain single audit (report on stdout).
 """
@@ -149,16 +151,34 @@ def run_configured(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
             "several servers: use --output-dir (one report each); --output, --baseline and "
             "--examples apply to one --server"
         )
-    if out_dir is not None and not out_dir.is_dir():
-        raise _usage(f"--output-dir: {str(out_dir)!r} is not a directory")
-    invocations = [
-        (server, cli.parse_audit([*rest, *server_argv(server)], io.StringIO()))
-        for server in servers
-    ]
+    checked = [cli._check_audit_args([*rest, *server_argv(s)], io.StringIO()) for s in servers]
+    asked = next((a.ns for a in checked if a.ns.format or a.ns.json), None)
+    if out_dir is None and asked is not None:
+        named = "--json" if asked.json else f"--format {asked.format}"
+        raise _usage(
+            f"several servers: {named} needs --output-dir DIR (one report per server there); "
+            "stdout gets the summary table"
+        )
+    if out_dir is not None:
+        _make_dir(out_dir)
+    invocations = [(s, cli._invocation(a)) for s, a in zip(servers, checked, strict=True)]
+    config = checked[0].config_path
+    if config is not None and not invocations[0][1].console_mode.quiet:
+        stderr.write(cli.config_line(config) + "\n")
     rows = _audit_all(invocations, parallel, out_dir, stderr)
     stdout.write(summary_table(rows))
     stdout.flush()
     return min((row.code for row in rows), key=_rank, default=0)
+
+
+def _make_dir(out_dir: Path) -> None:
+    """``--output-dir`` is created (with its parents) when it does not exist yet."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise _usage(f"--output-dir: {str(out_dir)!r} exists and is not a directory") from None
+    except OSError as exc:
+        raise _usage(f"--output-dir: cannot create {str(out_dir)!r}: {exc.strerror}") from None
 
 
 def _rank(code: int) -> int:

@@ -13,12 +13,16 @@ from mcprobe.core.errors import UsageError
 __all__ = ["run_pin"]
 
 _AUDIT_ONLY = ("fuzz", "fuzz_writes", "fuzz_destructive", "lock", "fail_on_drift", "baseline")
+# What pin takes from mcprobe.toml: the timeouts. The rest of [audit] / [gates] is about an
+# audit (fuzz = true is the documented example), so it must neither apply nor be blamed on a
+# flag the user never typed.
+_CONFIG_KEYS = ("timeout", "connect_timeout")
 
 
 def run_pin(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     """The target options of ``mcprobe audit`` (URL, -- COMMAND, --stdio, --env, --header, ...);
     the audit-only ones are a usage error. Exit 0, 1 (usage) or 2 (could not connect)."""
-    args = cli._check_audit_args(argv, stdout)
+    args = cli._check_audit_args(argv, stdout, config_keys=_CONFIG_KEYS)
     used = [name for name in _AUDIT_ONLY if getattr(args.ns, name, None)]
     if used:
         flag = "--" + used[0].replace("_", "-")
@@ -30,6 +34,8 @@ def run_pin(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     from mcprobe.report.pinning import lock_text
     from mcprobe.report.redact import Redactor
 
+    if args.config_path is not None and not args.ns.quiet:
+        stderr.write(cli.config_line(args.config_path) + "\n")
     spec = args.spec
     redactor = Redactor.of(spec.secret_values())
 

@@ -176,3 +176,58 @@ def test_fuzz_writes_is_a_config_key_beside_fuzz_destructive(tmp_path: Path) -> 
     (tmp_path / "mcprobe.toml").write_text("[audit]\nfuzz-writes = 'yes'\n")
     with pytest.raises(ConfigFileError, match=r"audit\.fuzz-writes"):
         load(tmp_path / "mcprobe.toml")
+
+
+@pytest.mark.parametrize(
+    ("code", "message"),
+    [
+        ("param.untypd", "unknown finding code; did you mean 'param.untyped'?"),
+        ("nothing.like.it", "unknown finding code (docs/checks.md lists every code)"),
+        ("protocol.ping", "a protocol check, not a finding code: checks are measured answers"),
+    ],
+)
+def test_a_misspelt_rule_code_is_refused_with_the_nearest_real_one(
+    tmp_path: Path, code: str, message: str
+) -> None:
+    path = tmp_path / "mcprobe.toml"
+    path.write_text(f'[rules."{code}"]\nseverity = "ignore"\nreason = "x"\n')
+    with pytest.raises(ConfigFileError) as caught:
+        load(path)
+    assert str(caught.value).startswith(f"mcprobe.toml: rules.{code}: {message}")
+
+
+def test_session_and_surface_codes_can_be_overridden_like_lint_codes(tmp_path: Path) -> None:
+    path = tmp_path / "mcprobe.toml"
+    for code in ("server.stdout_noise", "resource.missing_mime_type", "prompt.malformed"):
+        path.write_text(f'[rules."{code}"]\nseverity = "info"\nreason = "known"\n')
+        assert [o.code for o in load(path).overrides] == [code]
+
+
+def test_the_audit_says_which_config_file_it_used_and_quiet_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "mcprobe.toml").write_text("[audit]\ntimeout = 5\n")
+    code, _, err = _audit_in(tmp_path, monkeypatch, "--", PY, CLI_TARGET, "--clean")
+    assert code == EXIT_OK, err
+    assert f"mcprobe: config file {tmp_path / 'mcprobe.toml'}" in err.splitlines()
+    code, _, err = _audit_in(tmp_path, monkeypatch, "-q", "--", PY, CLI_TARGET, "--clean")
+    assert code == EXIT_OK and "config file" not in err
+    code, _, err = _audit_in(tmp_path, monkeypatch, "--no-config", "--", PY, CLI_TARGET, "--clean")
+    assert code == EXIT_OK and "config file" not in err
+
+
+def test_pin_in_a_project_whose_config_fuzzes_lists_the_tools_and_blames_no_flag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "mcprobe.toml").write_text(
+        "[audit]\nfuzz = true\nconnect-timeout = 20\n[gates]\nfail-on-critical = true\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    out, err = io.StringIO(), io.StringIO()
+    code = run(["pin", "--", PY, CLI_TARGET, "--clean"], out, err)
+    assert code == EXIT_OK, err
+    assert json.loads(out.getvalue())["tools"]
+    assert err.getvalue().splitlines() == [f"mcprobe: config file {tmp_path / 'mcprobe.toml'}"]
+    out, err = io.StringIO(), io.StringIO()
+    code = run(["pin", "--fuzz", "--", PY, CLI_TARGET, "--clean"], out, err)
+    assert code == EXIT_USAGE and "--fuzz belongs to mcprobe audit" in err.getvalue()

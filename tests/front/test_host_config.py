@@ -216,8 +216,7 @@ def test_audit_config_audits_every_enabled_server_with_reports_and_a_table(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("UX_TEST_SECRET", "very-secret-value-77")
-    config, out_dir = _two_servers(tmp_path), tmp_path / "reports"
-    out_dir.mkdir()
+    config, out_dir = _two_servers(tmp_path), tmp_path / "reports" / "new"  # created
     code, out, err = _audit(
         "--config", str(config), "--output-dir", str(out_dir), "--fuzz", "--fail-on-critical",
         "--json",
@@ -253,7 +252,9 @@ def test_config_usage_errors_are_one_line(tmp_path: Path, monkeypatch: pytest.Mo
         (["--server", "nope"], "'nope' is not in"),
         (["--server", "clean", "--", PY], "no -- COMMAND"),
         (["--output", "x.md"], "use --output-dir"),
-        (["--output-dir", "/no/such/dir"], "is not a directory"),
+        (["--output-dir", str(config)], "exists and is not a directory"),
+        (["--json"], "--json needs --output-dir DIR"),
+        (["--format", "sarif"], "--format sarif needs --output-dir DIR"),
         (["--parallel", "0"], "--parallel"),
     ):
         code, _, err = _audit("--config", str(config), *argv)

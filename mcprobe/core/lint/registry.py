@@ -16,10 +16,13 @@ from mcprobe.core.lint.rules import LintRule, ServerRule, ToolRule
 
 __all__ = [
     "EXTRA_CODES",
+    "FINDING_CODES",
     "LINT_RULES",
     "RULE_RANK",
     "SECURITY_CODES",
     "SERVER_RULES",
+    "SESSION_CODES",
+    "SURFACE_CODES",
     "TOOL_RULES",
     "LintRule",
 ]
@@ -53,3 +56,42 @@ SERVER_RULES: tuple[tuple[str, ServerRule], ...] = tuple(
 )
 """The server-wide checks, in rule order (``server.no_tools`` fires only when nothing is listed,
 so it never meets the name checks' findings)."""
+
+SESSION_CODES: tuple[str, ...] = (
+    "server.deep_nesting",
+    "server.duplicate_reply",
+    "server.invalid_discover",
+    "server.invalid_initialize",
+    "server.invalid_list_page",
+    "server.invalid_message",
+    "server.notification_flood",
+    "server.oversize_message",
+    "server.pagination_cap",
+    "server.pagination_loop",
+    "server.stdout_noise",
+    "server.unexpected_request",
+    "server.unknown_reply_id",
+    "server.unsupported_protocol_version",
+)
+"""Findings about the session itself, seen on the wire by ``client/`` (not lint of a listing)."""
+
+SURFACE_CODES: tuple[str, ...] = (
+    "prompt.argument_missing_description",
+    "prompt.duplicate_argument",
+    "prompt.duplicate_name",
+    "prompt.invalid_required",
+    "prompt.malformed",
+    "prompt.missing_description",
+    "resource.duplicate_uri",
+    "resource.invalid_template",
+    "resource.invalid_uri",
+    "resource.malformed",
+    "resource.missing_description",
+    "resource.missing_mime_type",
+    "resource.missing_name",
+)
+"""The lint of resource and prompt listings (``core/checks/resources.py``, ``prompts.py``)."""
+
+FINDING_CODES: frozenset[str] = frozenset((*LINT_RULES, *SESSION_CODES, *SURFACE_CODES))
+"""Every finding code a report can hold: what a config file's ``[rules."CODE"]`` may name
+(docs/checks.md has one ``###`` section per code; a test keeps the two equal)."""
