@@ -96,6 +96,15 @@ Audit MCP servers over the live protocol. Without arguments (or with `serve`), r
 own stdio MCP server. `mcprobe audit --help` lists the audit options with their defaults,
 examples and the exit codes.
 """
+_COMMANDS = ("audit", "pin", "scan", "badge", "serve")
+_SERVE_HELP = """\
+usage: mcprobe [serve]
+
+Run mcprobe's own MCP server on stdin/stdout (JSON-RPC; its probe_* tools are listed by
+tools/list and in the README). An MCP client (Claude
+Desktop, Claude Code, the MCP Inspector) starts it; on a terminal it waits for JSON-RPC on stdin
+(Ctrl-C or Ctrl-D ends it). `mcprobe --help` lists the other commands.
+"""
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _STDERR_TAIL_LINES = 20
@@ -116,7 +125,21 @@ class _Parser(argparse.ArgumentParser):
         self._out = out
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
+        raise UsageError(message + self._suggestion(message))
+
+    def _suggestion(self, message: str) -> str:
+        """``; did you mean --fuzz?`` for a mistyped option (argparse 3.11 has no suggestions)."""
+        import difflib
+
+        if not message.startswith("unrecognized arguments: "):
+            return ""
+        known = sorted(o for o in self._option_string_actions if o.startswith("--"))
+        for word in message.removeprefix("unrecognized arguments: ").split():
+            name = word.split("=", 1)[0]
+            close = difflib.get_close_matches(name, known, n=1, cutoff=0.7)
+            if name.startswith("--") and close:
+                return f"; did you mean {close[0]}?"
+        return ""
 
     def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
         if message:
@@ -207,19 +230,51 @@ def _examples_file(path: str) -> dict[str, Any]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _audit_parser(out: TextIO) -> _Parser:
+def _audit_parser(out: TextIO, command: str = "audit") -> _Parser:
+    """The parser of ``mcprobe audit``; ``command="pin"``: the same target options under
+    ``mcprobe pin``'s own name, usage and help (the audit-only options hidden from it)."""
     p = _Parser(
         out,
-        prog="mcprobe audit",
+        prog=f"mcprobe {command}",
         usage=(
-            "mcprobe audit [options] URL | mcprobe audit [options] -- COMMAND [ARG ...] | "
-            'mcprobe audit [options] --stdio "COMMAND STRING"'
+            f"mcprobe {command} [options] URL | mcprobe {command} [options] -- COMMAND [ARG ...] "
+            f'| mcprobe {command} [options] --stdio "COMMAND STRING"'
         ),
-        description="Connect to one MCP server, lint it, optionally fuzz it, score it, report.",
-        epilog=_EPILOG + exit_codes.exit_code_table(),
+        description=_PIN_DESCRIPTION
+        if command == "pin"
+        else "Connect to one MCP server, lint it, optionally fuzz it, score it, report.",
+        epilog=_PIN_EPILOG if command == "pin" else _EPILOG + exit_codes.exit_code_table(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,
     )
+    _add_audit_arguments(p)
+    if command == "pin":
+        for action in p._actions:
+            if action.dest not in _PIN_OPTIONS and action.option_strings[:1] != ["-h"]:
+                action.help = argparse.SUPPRESS
+    return p
+
+
+_PIN_DESCRIPTION = """\
+Connect to one MCP server, list its tools (none is called) and write its lock (identity and
+every tool definition with its sha256) to stdout. `mcprobe audit --lock FILE` compares a later
+listing with it (drift)."""
+_PIN_EPILOG = """\
+examples:
+  mcprobe pin -- python -m my_server > mcprobe.lock
+  mcprobe audit --lock mcprobe.lock --fail-on-drift -- python -m my_server
+
+exit codes: 0 lock written, 1 usage error, 2 could not connect to the target.
+"""
+_PIN_OPTIONS = frozenset(
+    {
+        "url", "stdio", "timeout", "connect_timeout", "bearer", "header", "env", "secret_env",
+        "cwd", "config_file", "no_config", "client_capabilities", "protocol", "quiet",
+    }
+)  # fmt: skip
+
+
+def _add_audit_arguments(p: _Parser) -> None:
     p.add_argument("url", nargs="?", metavar="URL", help="Streamable HTTP endpoint (SSE fallback)")
     p.add_argument("--stdio", metavar="CMD", help="stdio target as one shell-quoted string")
     p.add_argument("--fuzz", action="store_true", help="call the tools (behavioural pass)")
@@ -345,7 +400,6 @@ def _audit_parser(out: TextIO) -> _Parser:
         "per-request _meta), or auto (default: initialize, then 2026-07-28 if it is refused; "
         "the report says which eras the server speaks)",
     )
-    return p
 
 
 _EPILOG = """\
@@ -420,17 +474,20 @@ def parse_audit(argv: Sequence[str], out: TextIO) -> AuditInvocation:
 
 
 def _check_audit_args(
-    argv: Sequence[str], out: TextIO, config_keys: Collection[str] | None = None
+    argv: Sequence[str],
+    out: TextIO,
+    config_keys: Collection[str] | None = None,
+    name: str = "audit",
 ) -> _AuditArgs:
     """Stage one of ``parse_audit``: stdlib only (it runs before the target is started).
     ``config_keys``: which of the config file's ``[audit]``/``[gates]`` defaults apply (None:
-    all; ``mcprobe pin`` takes the timeouts only)."""
+    all; ``mcprobe pin`` takes the timeouts only). ``name``: the command (``pin`` reuses it)."""
     argv = list(argv)
     command: list[str] | None = None
     if "--" in argv:
         split = argv.index("--")
         argv, command = argv[:split], argv[split + 1 :]
-    ns = _audit_parser(out).parse_args(argv)
+    ns = _audit_parser(out, name).parse_args(argv)
     if ns.config is not None or ns.server or ns.output_dir or ns.parallel:
         raise UsageError("--server, --output-dir and --parallel need --config FILE (before --)")
     overrides, config_path = _apply_config_file(ns, argv, config_keys)
@@ -662,6 +719,15 @@ def _encodable(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
+def connect_message(spec: TargetSpec, failure: BaseException) -> str:
+    """``mcprobe: could not connect to TARGET: WHY``, the target named once (the reason may
+    already be a whole sentence that names it)."""
+    reason = str(failure)
+    if reason.startswith("could not connect to "):
+        return f"mcprobe: {reason}"
+    return f"mcprobe: could not connect to {describe_target(spec)}: {reason}"
+
+
 def describe_target(spec: TargetSpec) -> str:
     """The target for messages: the command line, or the URL without any userinfo."""
     from mcprobe.core.target_spec import TRANSPORTS_BY_NAME
@@ -804,7 +870,7 @@ def _run_checked_audit(
             progress.finish()
         connect = _find(exc, ConnectFailed)
         if isinstance(connect, ConnectFailed):
-            say(f"mcprobe: could not connect to {describe_target(invocation.spec)}: {connect}")
+            say(connect_message(invocation.spec, connect))
             if connect.stderr_tail.strip():
                 say("mcprobe: the target's stderr ended with:\n" + _tail(connect.stderr_tail))
             return EXIT_CONNECT
@@ -884,8 +950,22 @@ def _deliver(
                 f"mcprobe: {invocation.output_format} report written to {invocation.output} "
                 f"(score {_score_text(report)})"
             )
+    _say_unknown_tools(report, say)
     regressions = _compare_baseline(invocation, report, say)
     return evaluate_gates(invocation, report, say, regressions)
+
+
+def _say_unknown_tools(report: ConformanceReport, say: Callable[[str], None]) -> None:
+    """A ``--tools`` name the server does not list is named on stderr, with the nearest real
+    one (the report lists it among the skipped tools, easy to miss)."""
+    if report.coverage is None:
+        return
+    from mcprobe.core.cases.selection import unknown_requested
+    from mcprobe.core.model import SkippedTool
+
+    skipped = [SkippedTool(s.tool, s.reason) for s in report.coverage.skipped]
+    for named in unknown_requested(skipped, report.coverage.fuzzed):
+        say(f"mcprobe: --tools: the server lists no tool named {named}")
 
 
 def _compare_baseline(
@@ -992,9 +1072,13 @@ def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     """Run the command line ``argv`` (without the program name); return the exit code."""
     args = list(argv)
     try:
+        if args[:1] == ["serve"] and args[1:] in (["-h"], ["--help"]):
+            stdout.write(_SERVE_HELP)
+            return EXIT_OK
         if not args or args[0] == "serve":
             if args[1:]:
-                raise UsageError("serve takes no arguments")
+                raise UsageError("serve takes no arguments (mcprobe serve --help)")
+            _tty_hint(stderr)
             from mcprobe.server.app import main as serve
 
             try:
@@ -1020,9 +1104,7 @@ def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
 
             return run_badge(args[1:], stdout)
         if args[0] != "audit":
-            raise UsageError(
-                f"unknown command {args[0]!r} (expected audit, pin, scan, badge or serve)"
-            )
+            raise UsageError(_unknown_command(args[0]))
         return _run_audit(args[1:], stdout, stderr)
     except UsageError as exc:
         stderr.write(f"mcprobe: usage error: {_encodable(str(exc))} (see mcprobe --help)\n")
@@ -1035,6 +1117,25 @@ def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
             stderr.write(line + "\n")
 
         return _interrupted(say)
+
+
+def _unknown_command(word: str) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(word, _COMMANDS, n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"unknown command {word!r} (expected audit, pin, scan, badge or serve){hint}"
+
+
+def _tty_hint(stderr: TextIO) -> None:
+    """Bare ``mcprobe`` on a terminal: say what it is waiting for (an MCP client speaks on
+    stdin), instead of waiting silently."""
+    if console.isatty(sys.stdin) and console.isatty(stderr):
+        stderr.write(
+            "mcprobe: MCP server on stdin/stdout, waiting for a client (Ctrl-C to quit; "
+            "`mcprobe --help` for the audit command)\n"
+        )
+        stderr.flush()
 
 
 def main() -> None:

@@ -19,6 +19,7 @@ import argparse
 import io
 import os
 import re
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -365,5 +366,6 @@ def run_scan(argv: Sequence[str], stdout: TextIO) -> int:
             off = "  [disabled]" if s.disabled else ""
             stdout.write(f"  {_clean(s.name)}  {s.transport}  {_clean(s.describe(), 300)}{off}\n")
         if servers:
-            stdout.write(f"  audit: mcprobe audit --config {path} --server NAME\n")
+            quoted = _clean(shlex.quote(str(path)), 300)
+            stdout.write(f"  audit: mcprobe audit --config {quoted} --server NAME\n")
     return 0

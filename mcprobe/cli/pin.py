@@ -22,7 +22,7 @@ _CONFIG_KEYS = ("timeout", "connect_timeout")
 def run_pin(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     """The target options of ``mcprobe audit`` (URL, -- COMMAND, --stdio, --env, --header, ...);
     the audit-only ones are a usage error. Exit 0, 1 (usage) or 2 (could not connect)."""
-    args = cli._check_audit_args(argv, stdout, config_keys=_CONFIG_KEYS)
+    args = cli._check_audit_args(argv, stdout, config_keys=_CONFIG_KEYS, name="pin")
     used = [name for name in _AUDIT_ONLY if getattr(args.ns, name, None)]
     if used:
         flag = "--" + used[0].replace("_", "-")
@@ -47,7 +47,7 @@ def run_pin(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     try:
         text = anyio.run(go)
     except ConnectFailed as failure:
-        message = f"mcprobe: could not connect to {cli.describe_target(spec)}: {failure}"
+        message = cli.connect_message(spec, failure)
         stderr.write(cli._encodable(redactor.prose(message)) + "\n")
         return cli.EXIT_CONNECT
     stdout.write(cli._encodable(text))  # scrubbed as data (lock_text), not as serialised text

@@ -54,6 +54,7 @@ __all__ = [
     "consent_problem",
     "requires_task",
     "select_tools",
+    "unknown_requested",
     "unknown_tool_name",
 ]
 
@@ -186,6 +187,23 @@ def select_tools(
         if name not in seen and name not in unknown:
             unknown.append(name)
     return Selection(tuple(selected), tuple(skipped), tuple(unknown))
+
+
+def unknown_requested(coverage_skipped: Iterable[SkippedTool], fuzzed: Iterable[str]) -> list[str]:
+    """Each requested name the server does not list, with the nearest listed one:
+    ``'ech' (did you mean 'echo'?)``, so a typo in ``--tools`` is named, not hidden in a list
+    of every other tool skipped as not requested."""
+    import difflib
+
+    skipped = list(coverage_skipped)
+    listed = sorted({*fuzzed, *(s.tool for s in skipped if s.reason != UNKNOWN_REQUESTED)})
+    named = []
+    for s in skipped:
+        if s.reason != UNKNOWN_REQUESTED:
+            continue
+        close = difflib.get_close_matches(s.tool, listed, n=1, cutoff=0.6)
+        named.append(f"{s.tool!r} (did you mean {close[0]!r}?)" if close else repr(s.tool))
+    return named
 
 
 def unknown_tool_name(existing: Iterable[str]) -> str:

@@ -26,6 +26,7 @@ from mcprobe.core.cases.selection import (
     NOT_REQUESTED,
     TASK_REQUIRED,
     UNKNOWN_REQUESTED,
+    unknown_requested,
 )
 from mcprobe.core.model import JSON, FuzzRun, Outcome
 
@@ -62,14 +63,14 @@ def _skip_causes(fuzz: FuzzRun) -> tuple[list[str], list[str]]:
         inputs = ["fuzzWrites"] if writes else []
         inputs += ["fuzzDestructive"] if destructive else []
         advice.append(f"pass {' or '.join(flags)} (tool input {' or '.join(inputs)}: true)")
-    unknown = [s.tool for s in fuzz.coverage.skipped if s.reason == UNKNOWN_REQUESTED]
+    unknown = unknown_requested(fuzz.coverage.skipped, fuzz.coverage.fuzzed_tools)
     # The filter is to blame only when it matched nothing else: a named tool that was skipped
     # for consent or a task requirement was matched correctly (its own cause says why).
     matched_but_skipped = sum(
         n for reason, n in reasons.items() if reason not in (NOT_REQUESTED, UNKNOWN_REQUESTED)
     )
     if unknown or (reasons[NOT_REQUESTED] and not matched_but_skipped):
-        shown = f": no listed tool is named {', '.join(map(repr, unknown[:5]))}" if unknown else ""
+        shown = f": no listed tool is named {', '.join(unknown[:5])}" if unknown else ""
         causes.append(f"the --tools filter matched no tool that could be called{shown}")
         advice.append("check --tools (tool input tools) against the listed names")
     if reasons[TASK_REQUIRED]:
