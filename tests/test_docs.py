@@ -26,6 +26,7 @@ CHECKS = ROOT / "docs" / "checks.md"
 REGISTRATION = ROOT / "docs" / "registration.md"
 PLACEHOLDER = "/path/to/mcprobe/.venv/bin/"
 PROBE_TOOLS = {
+    "probe_audit",
     "probe_connect",
     "probe_lint",
     "probe_fuzz",

@@ -24,7 +24,7 @@ async def test_auditing_mcprobe_with_mcprobe_finds_no_silent_accept_crash_or_tim
         report = await self_audit()
     fs = report.fuzz_summary
     assert fs is not None and report.coverage is not None
-    assert report.coverage.fuzzed_tools == 6  # every tool, destructive ones included
+    assert report.coverage.fuzzed_tools == 7  # every tool, destructive ones included
     malformed = [r for r in report.fuzz if r.malformed]
     assert malformed and all(r.outcome in ("toolError", "protocolError") for r in malformed)
     assert (fs.silently_accepted, fs.timeout, fs.protocol_crash, fs.leak) == (0, 0, 0, 0)
@@ -84,7 +84,7 @@ async def test_bad_input_with_a_connection_open_is_a_clear_is_error_and_changes_
 async def test_a_tools_list_cursor_mcprobe_never_issued_is_invalid_params() -> None:
     with anyio.fail_after(10):
         async with Client(build_server(), mode="legacy") as client:
-            assert len((await client.list_tools()).tools) == 6
+            assert len((await client.list_tools()).tools) == 7
             with pytest.raises(MCPError) as info:
                 await client.list_tools(cursor="bogus")
     assert info.value.code == -32602

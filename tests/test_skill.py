@@ -83,6 +83,10 @@ def test_skill_covers_safety_credentials_and_reading_the_report() -> None:
         "probe_connect",
         "probe_report",
         "probe_disconnect",
+        "probe_audit",
+        "Security",
+        "The F cap",
+        "unshare -rn",
     ):
         assert needle in text, needle
 
@@ -91,6 +95,7 @@ def test_every_tool_call_names_a_real_tool_with_valid_arguments() -> None:
     schemas = {tool.name: tool.tool().input_schema for tool in TOOLS}
     calls = _tool_calls()
     assert [c["tool"] for c in calls] == [
+        "probe_audit",
         "probe_connect",
         "probe_connect",
         "probe_report",
@@ -113,7 +118,7 @@ def venv_on_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 async def test_the_three_call_flow_runs_as_written_against_the_demo_target(
     venv_on_path: Path,
 ) -> None:
-    connect, _http, report, disconnect = _tool_calls()
+    _audit, connect, _http, report, disconnect = _tool_calls()
     with anyio.fail_after(90):
         async with Client(build_server(), mode="legacy") as client:
             results = []
@@ -161,3 +166,19 @@ def test_every_cli_command_exits_as_documented(
     assert report["server"]["name"] == "demo-target"
     sarif = json.loads((venv_on_path / "mcprobe.sarif").read_text(encoding="utf-8"))
     assert sarif["version"] == "2.1.0"
+
+
+@pytest.mark.anyio
+@pytest.mark.slow
+async def test_the_one_call_probe_audit_runs_as_written_from_a_fresh_mcprobe(
+    venv_on_path: Path,
+) -> None:
+    audit = _tool_calls()[0]
+    assert audit["tool"] == "probe_audit"
+    with anyio.fail_after(90):
+        async with Client(build_server(), mode="legacy") as client:  # nothing connected before
+            result = await client.call_tool(audit["tool"], audit["arguments"])
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    assert result.structured_content["coverage"]["fuzzedTools"] > 0
+    assert "⚠ Critical:" in "".join(getattr(c, "text", "") for c in result.content)

@@ -135,8 +135,9 @@ class FuzzInput(ToolInput):
     )
 
 
-class ReportInput(ToolInput):
-    connection_id: str | None = _connection_id()
+class ReportOptions(ToolInput):
+    """What to audit and how to report it: shared by probe_report and probe_audit."""
+
     fuzz: bool = Field(default=False, description="Also run the behavioural pass (calls tools).")
     max_tools: int | None = Field(
         default=None, ge=0, description="With fuzz: fuzz at most this many tools (default 50)."
@@ -171,11 +172,6 @@ class ReportInput(ToolInput):
         description="A lock from `mcprobe pin` (or an earlier report's `lock`): the report's "
         "`drift` lists tools added, removed or changed since.",
     )
-    pin: bool = Field(
-        default=False,
-        description="Also return this server's lock in the report's `lock` field (save it, pass "
-        "it as `lock` later to see drift). Lists only: calls no tool.",
-    )
     surface: bool = Field(
         default=True,
         description="Run the resource, prompt, protocol and HTTP transport checks (read-only "
@@ -192,6 +188,19 @@ class ReportInput(ToolInput):
         "callout, fixes) and a report whose fuzz/findings/checks lists keep only what carries "
         "a verdict; full: the whole Markdown report and every list.",
     )
+
+
+class ReportInput(ReportOptions):
+    connection_id: str | None = _connection_id()
+    pin: bool = Field(
+        default=False,
+        description="Also return this server's lock in the report's `lock` field (save it, pass "
+        "it as `lock` later to see drift). Lists only: calls no tool.",
+    )
+
+
+class AuditInput(ConnectInput, ReportOptions):
+    """probe_audit: the target of probe_connect and the options of probe_report, in one call."""
 
 
 class DisconnectInput(ToolInput):

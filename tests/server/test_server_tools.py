@@ -54,6 +54,7 @@ async def test_every_tool_has_an_output_schema_and_the_spec_annotations() -> Non
         async with mcprobe_client() as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
     assert set(tools) == {
+        "probe_audit",
         "probe_connect",
         "probe_lint",
         "probe_fuzz",
@@ -282,7 +283,7 @@ async def test_a_target_that_cannot_start_is_an_is_error_and_the_server_stays_up
             )
             assert error is True and "probe_connect:" in text
             listed = await client.list_tools()
-    assert len(listed.tools) == 6
+    assert len(listed.tools) == 7
 
 
 async def test_an_unknown_tool_name_is_a_jsonrpc_error() -> None:
