@@ -19,7 +19,6 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, cast
 
 import anyio
@@ -48,7 +47,6 @@ from mcprobe.core.verdicts import FLAG_KEYS
 from mcprobe.core.version import __version__
 from mcprobe.engine.audit import AuditOptions, audit_spec, run_audit, spec_credentials
 from mcprobe.engine.fuzz_runner import ProgressCallback
-from mcprobe.engine.protocol_probes import second_connection_checks
 from mcprobe.report.formats import RenderOptions, output_format
 from mcprobe.report.model import ConformanceReport, FuzzSummaryOut, ServerOut, describe_target
 from mcprobe.report.pinning import lock_of, parse_lock
@@ -277,9 +275,10 @@ async def probe_report(
 ) -> ToolOutput:
     connection = registry.get(args.connection_id)
     options = _report_options(args)
-    report = await _audit(
-        connection, fuzz=args.fuzz, options=options, progress=progress, second=True
-    )
+    # The checks that need a second connection (version negotiation, the other era, the HTTP
+    # transport checks) are probe_audit's: run here they would start the target twice more on
+    # every report of an open connection (a host calls probe_report repeatedly).
+    report = await _audit(connection, fuzz=args.fuzz, options=options, progress=progress)
     if args.pin:  # the first listing, as `mcprobe pin` writes it
         redactor = server_redactor(connection.spec.secret_values())
         lock = lock_of(connection.target.snapshot, redactor)
@@ -469,13 +468,9 @@ async def _audit(
     fuzz: bool,
     options: AuditOptions | None = None,
     progress: ProgressCallback | None = None,
-    second: bool = False,
 ) -> ConformanceReport:
-    """Audit an open connection. ``second``: also the checks that need a fresh connection to
-    the same target (version negotiation, the other era, the HTTP transport checks), as
-    ``mcprobe audit`` and probe_audit run them; probe_lint lists only and skips them."""
-    spec = connection.spec
-    timeout = (options.call_timeout if options is not None else None) or spec.call_timeout
+    """Audit an open connection (no second connection: that is probe_audit's, see
+    probe_report)."""
     return await run_audit(
         connection.target,
         fuzz=fuzz,
@@ -486,11 +481,6 @@ async def _audit(
         progress=progress,
         canary=connection.spec.canary(),
         echo_secrets=spec_credentials(connection.spec),
-        second_connection=partial(
-            second_connection_checks, spec, None, timeout, protocol=spec.protocol
-        )
-        if second
-        else None,
     )
 
 
