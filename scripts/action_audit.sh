@@ -27,9 +27,14 @@
 #   GITHUB_OUTPUT             file receiving the step outputs (score, grade, critical, report paths)
 #   GITHUB_STEP_SUMMARY       file receiving the short summary and the folded report (optional)
 #
-# Exit status: 0 passed; 1 bad inputs or mcprobe failed; 2 could not connect to the target;
-# 3 score below min-score; 4 critical behavioural issue with fail-on-critical; 7 worse than the
-# baseline with fail-on-regression (when several apply: 4, then 7, then 3).
+# One audit writes every report: `mcprobe audit --format json --output DIR/mcprobe-report.json
+# --report sarif,md,html --report-dir DIR`; the job summary is `mcprobe render --step-summary`.
+# The gates are mcprobe's own (min-score is --fail-under), so the exit status and its messages
+# are exactly the CLI's: 0 passed; 1 bad inputs or usage error (e.g. min-score over a report
+# that is not graded); 2 could not connect; 3 score below min-score; 4 critical behavioural
+# issue with fail-on-critical; 5 internal error; 7 worse than the baseline with
+# fail-on-regression (when several apply: 4, then 7, then 3). The job summary says when the
+# step failed and why.
 set -euo pipefail
 
 MCPROBE_BIN=${MCPROBE_BIN:-mcprobe}
@@ -68,7 +73,12 @@ if [ -n "$baseline" ] && [ ! -f "$baseline" ]; then
   error "baseline '$baseline' is not a file"; exit 1
 fi
 
-argv=(audit --format json --output "$out_dir/mcprobe-report.json")
+argv=(audit --format json --output "$out_dir/mcprobe-report.json"
+  --report sarif,md,html --report-dir "$out_dir")
+sarif_artifact=${INPUT_SARIF_ARTIFACT:-}
+if [ -z "$sarif_artifact" ] && [ -f README.md ]; then sarif_artifact=README.md; fi
+if [ -n "$sarif_artifact" ]; then argv+=(--sarif-artifact "$sarif_artifact"); fi
+if [ -n "$min_score" ]; then argv+=(--fail-under "$min_score"); fi
 if is_true "${INPUT_FUZZ:-true}"; then argv+=(--fuzz); fi
 if is_true "${INPUT_FUZZ_WRITES:-false}"; then argv+=(--fuzz-writes); fi
 if is_true "${INPUT_FUZZ_DESTRUCTIVE:-false}"; then argv+=(--fuzz-destructive); fi
@@ -116,6 +126,9 @@ owned = {
     "--stdio": "use the command input",
     "--": "use the command input",
     "--baseline": "use the baseline input",
+    "--report": "the action writes JSON, SARIF, Markdown and HTML reports itself",
+    "--report-dir": "the reports go to output-dir",
+    "--fail-under": "use the min-score input",
     "--fail-on-regression": "use the fail-on-regression input",
     "--config": "the action audits one server per step: use command or url",
     "--server": "the action audits one server per step: use command or url",
@@ -138,6 +151,7 @@ if [ -n "$url" ]; then argv+=("$url"); else argv+=(--stdio "$command_line"); fi
 
 mkdir -p "$out_dir"
 rm -f "$out_dir/mcprobe-report.json"
+json_path="$out_dir/mcprobe-report.json"
 set +e
 "$MCPROBE_BIN" "${argv[@]}"
 status=$?
@@ -146,89 +160,41 @@ set -e
 if [ "$status" -eq 2 ]; then
   error "could not connect to the target (see the log above)"; exit 2
 fi
-if [ ! -s "$out_dir/mcprobe-report.json" ]; then
+if [ ! -s "$json_path" ]; then
   error "mcprobe exited with status $status and wrote no report (see the log above)"; exit 1
 fi
 
-# One audit, four renderings: SARIF, Markdown and HTML come from the JSON report, not a second
-# run. The summary gets the short version, the baseline lines, and the full report folded.
-sarif_artifact=${INPUT_SARIF_ARTIFACT:-}
-if [ -z "$sarif_artifact" ] && [ -f README.md ]; then sarif_artifact=README.md; fi
-score=$("$MCPROBE_PYTHON" - "$out_dir" "${GITHUB_OUTPUT:-/dev/null}" "${GITHUB_STEP_SUMMARY:-}" \
-  "$sarif_artifact" "$baseline" <<'PY'
+# The outputs, read from the JSON report with the standard library only (no mcprobe module).
+"$MCPROBE_PYTHON" - "$json_path" "${GITHUB_OUTPUT:-/dev/null}" "$out_dir" <<'PY'
 import json
-import pathlib
 import sys
 
-from pydantic import ValidationError
-
-from mcprobe import render_report
-from mcprobe.report.model import ConformanceReport
-from mcprobe.report.render.step_summary import render_step_summary
-
-out_dir, github_output, summary = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3]
-artifact, baseline_path = sys.argv[4] or None, sys.argv[5]
-json_path = out_dir / "mcprobe-report.json"
-try:
-    report = ConformanceReport.model_validate_json(json_path.read_text(encoding="utf-8"))
-except (OSError, ValueError, ValidationError) as exc:
-    first = str(exc).splitlines()[0]
-    print(f"::error title=mcprobe::{json_path} is not an mcprobe JSON report: {first}",
-          file=sys.stderr)
-    sys.exit(1)
-sarif_path = out_dir / "mcprobe.sarif"
-md_path = out_dir / "mcprobe-report.md"
-html_path = out_dir / "mcprobe-report.html"
-sarif_path.write_text(render_report(report, format="sarif", sarif_artifact=artifact), encoding="utf-8")
-markdown = render_report(report, format="md")
-md_path.write_text(markdown, encoding="utf-8")
-html_path.write_text(render_report(report, format="html"), encoding="utf-8")
-score = "" if report.overall is None else str(report.overall)
+path, github_output, out_dir = sys.argv[1:4]
+report = json.loads(open(path, encoding="utf-8").read())
+score = "" if report.get("overall") is None else str(report["overall"])
 outputs = {
     "score": score,
-    "grade": report.grade,
-    "critical": str(len(report.critical)),
-    "json": str(json_path),
-    "sarif": str(sarif_path),
-    "markdown": str(md_path),
-    "html": str(html_path),
+    "grade": report.get("grade", "-"),
+    "critical": str(len(report.get("critical", []))),
+    "json": path,
+    "sarif": f"{out_dir}/mcprobe-report.sarif",
+    "markdown": f"{out_dir}/mcprobe-report.md",
+    "html": f"{out_dir}/mcprobe-report.html",
 }
 with open(github_output, "a", encoding="utf-8") as fh:
     fh.writelines(f"{key}={value}\n" for key, value in outputs.items())
-if summary:
-    compared: list[str] = []
-    if baseline_path:  # mcprobe already read and checked it; the same comparison, for the page
-        from mcprobe.report.baseline import BaselineReport, compare, load_baseline
-        from mcprobe.report.render.baseline_text import render_baseline
-        from mcprobe.report.render.json_report import report_to_jsonable
-
-        before = load_baseline(json.loads(pathlib.Path(baseline_path).read_text(encoding="utf-8")))
-        now = BaselineReport.model_validate(report_to_jsonable(report))
-        compared = [line.strip() for line in render_baseline(compare(before, now))]
-    with open(summary, "a", encoding="utf-8") as fh:
-        fh.write(render_step_summary(report, compared))
-        fh.write("\n<details><summary>Full report</summary>\n\n" + markdown + "\n</details>\n")
-shown = score or (f"not graded ({report.not_graded})" if report.not_graded else "not measured")
-print(f"mcprobe: score {shown}, grade {report.grade}", file=sys.stderr)
-print(score)
 PY
-)
 
-if [ "$status" -eq 4 ]; then
-  error "critical behavioural issue found (fail-on-critical is set); see the report"; exit 4
+# The job summary: the same renderer as `mcprobe render`, with the comparison and the verdict.
+if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+  summary=(render "$json_path" --step-summary "$GITHUB_STEP_SUMMARY" --exit-code "$status")
+  if [ -n "$baseline" ]; then summary+=(--baseline "$baseline"); fi
+  "$MCPROBE_BIN" "${summary[@]}" || error "could not write the job summary"
 fi
-if [ "$status" -eq 7 ]; then
-  error "worse than the baseline (fail-on-regression is set); see the log above"; exit 7
-fi
+
+# The step's exit code is mcprobe's own, with mcprobe's own reasons printed above.
 if [ "$status" -ne 0 ]; then
-  error "mcprobe exited with status $status"; exit "$status"
-fi
-if [ -n "$min_score" ]; then
-  if [ -z "$score" ]; then
-    error "the report is not graded (no tool was called; see the log), so min-score $min_score cannot be met"; exit 3
-  fi
-  if [ "$score" -lt "$min_score" ]; then
-    error "score $score is below min-score $min_score"; exit 3
-  fi
+  error "mcprobe exited with status $status (the lines above say why); the step fails with it"
+  exit "$status"
 fi
 echo "mcprobe: passed" >&2

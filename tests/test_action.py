@@ -156,7 +156,13 @@ def test_score_below_min_score_fails_the_step_but_still_sets_outputs(tmp_path: P
     extra = "--tools 'well_behaved' --max-tools 1"
     proc, outputs = _run(tmp_path, INPUT_COMMAND=DEMO, INPUT_ARGS=extra, INPUT_MIN_SCORE="100")
     assert proc.returncode == 3
-    assert f"score {outputs['score']} is below min-score 100" in proc.stderr
+    # The CLI's own gate and message (min-score is --fail-under): the same code as the CLI.
+    assert f"mcprobe: score {outputs['score']}/100, grade" in proc.stderr
+    assert "is below --fail-under 100" in proc.stderr
+    summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
+    assert (
+        "**✗ This step failed: mcprobe exit 3, the overall score is below --fail-under" in summary
+    )
     report = json.loads(Path(outputs["json"]).read_text(encoding="utf-8"))
     assert report["coverage"]["fuzzed"] == ["well_behaved"]
     sarif = json.loads(Path(outputs["sarif"]).read_text(encoding="utf-8"))
@@ -295,7 +301,7 @@ def test_baseline_and_fail_on_regression_fail_the_step_with_exit_7(tmp_path: Pat
         INPUT_FAIL_ON_REGRESSION="true",
     )
     assert proc.returncode == 7
-    assert "worse than the baseline" in proc.stderr
+    assert "mcprobe: worse than --baseline" in proc.stderr  # the CLI's own message
     assert "vs baseline:" in (tmp_path / "summary.md").read_text(encoding="utf-8")
 
 
@@ -317,3 +323,14 @@ def test_the_readme_documents_uses_with_command_url_and_sarif_upload() -> None:
     uploads = [s for s in steps if "upload-sarif" in str(s.get("uses", ""))]
     assert uploads and all("steps." in s["with"]["sarif_file"] for s in uploads)
     assert any("target-env" in s["with"] and s.get("env") for s in ours)
+
+
+@pytest.mark.slow
+def test_min_score_over_a_report_that_is_not_graded_exits_like_the_cli(tmp_path: Path) -> None:
+    # The CLI exits 1 (a gate that cannot judge anything); the Action used to exit 3.
+    proc, outputs = _run(tmp_path, INPUT_COMMAND=DEMO, INPUT_FUZZ="false", INPUT_MIN_SCORE="10")
+    assert proc.returncode == 1, proc.stderr
+    assert "mcprobe: usage error: --fail-under, but the report is not graded" in proc.stderr
+    assert outputs["grade"] == "-"
+    summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
+    assert "**✗ This step failed: mcprobe exit 1, usage error" in summary

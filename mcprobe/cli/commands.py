@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 from urllib.parse import urlsplit, urlunsplit
 
 from mcprobe import __version__, render_report
-from mcprobe.cli import config_file, console, exit_codes, termination
+from mcprobe.cli import config_file, console, exit_codes, outputs, termination
 from mcprobe.cli import many as audit_many
 from mcprobe.cli.examples_file import read_examples_file
 from mcprobe.core.errors import UsageError  # one class for every bad-input path: exit 1
@@ -89,6 +89,7 @@ usage: mcprobe [serve]
        mcprobe audit [options] --config HOST_CONFIG.json [--server NAME]...
        mcprobe scan [--json]
        mcprobe pin [target options] -- COMMAND [ARG ...] > mcprobe.lock
+       mcprobe render REPORT.json --format FORMAT | --report LIST [--report-dir DIR]
        mcprobe badge REPORT.json [--label TEXT] > badge.svg
        mcprobe --version
 
@@ -96,7 +97,7 @@ Audit MCP servers over the live protocol. Without arguments (or with `serve`), r
 own stdio MCP server. `mcprobe audit --help` lists the audit options with their defaults,
 examples and the exit codes.
 """
-_COMMANDS = ("audit", "pin", "scan", "badge", "serve")
+_COMMANDS = ("audit", "pin", "scan", "render", "badge", "serve")
 _SERVE_HELP = """\
 usage: mcprobe [serve]
 
@@ -372,8 +373,15 @@ def _add_audit_arguments(p: _Parser) -> None:
         action="store_true",
         help="exit 7 when anything got worse than --baseline",
     )
+    p.add_argument(
+        "--baseline-update",
+        action="store_true",
+        help="after comparing, write this audit's JSON report to the --baseline file (created "
+        "if missing): accept the current state as the new baseline",
+    )
     p.add_argument("--lock", metavar="FILE", help="compare with `mcprobe pin` output (drift)")
     p.add_argument("--fail-on-drift", action="store_true", help="exit 6 when --lock shows drift")
+    outputs.add_arguments(p)
     console.add_arguments(p)
     audit_many.add_arguments(p)
     config_file.add_arguments(p)
@@ -445,11 +453,15 @@ class AuditInvocation:
     summary: bool = False  # a terminal summary instead of the report on stdout
     baseline: BaselineReport | None = None
     fail_on_regression: bool = False
+    baseline_path: Path | None = None  # --baseline (it may not exist yet with --baseline-update)
+    baseline_update: bool = False
     overrides: tuple[RuleOverride, ...] = ()  # per-rule overrides from the config file
     lock: Any = None  # a core.pinning.Lock (--lock)
     fail_on_drift: bool = False
     surface: bool = True  # False: --no-surface (tools only)
     examples: dict[str, Any] | None = None  # --examples FILE, shape-checked
+    reports: tuple[str, ...] = ()  # --report LIST: also written to report_dir
+    report_dir: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -466,6 +478,8 @@ class _AuditArgs:
     summary: bool = False
     overrides: tuple[RuleOverride, ...] = ()
     config_path: Path | None = None  # the mcprobe.toml / pyproject.toml used, said on stderr
+    reports: tuple[str, ...] = ()  # --report LIST
+    report_dir: Path | None = None  # --report-dir (with --report: default the current one)
 
 
 def parse_audit(argv: Sequence[str], out: TextIO) -> AuditInvocation:
@@ -509,11 +523,13 @@ def _check_audit_args(
     output_format = ns.format or ("json" if ns.json else "md")
     if ns.json and output_format != "json":
         raise UsageError(f"--json contradicts --format {ns.format}")
+    reports, report_dir = outputs.check(ns)
     if (
         ns.sarif_artifact is not None
         and "sarif_artifact" not in output_format_named(output_format).options
+        and "sarif" not in reports
     ):
-        raise UsageError("--sarif-artifact only applies to --format sarif")
+        raise UsageError("--sarif-artifact only applies to --format sarif or --report sarif")
     fuzz = ns.fuzz or ns.fuzz_writes or ns.fuzz_destructive
     if (ns.fail_on_critical or ns.examples) and not fuzz:
         what = "--fail-on-critical" if ns.fail_on_critical else "--examples"
@@ -528,7 +544,17 @@ def _check_audit_args(
     if spec.cwd is not None and not Path(spec.cwd).is_dir():
         raise UsageError(f"--cwd: {spec.cwd!r} is not a directory")
     return _AuditArgs(
-        ns, command, spec, output_format, fuzz, output, summary, overrides, config_path
+        ns,
+        command,
+        spec,
+        output_format,
+        fuzz,
+        output,
+        summary,
+        overrides,
+        config_path,
+        reports,
+        report_dir,
     )
 
 
@@ -536,8 +562,17 @@ def _check_compare_files(ns: argparse.Namespace) -> None:
     """--baseline / --lock and the gates that need them."""
     if ns.fail_on_regression and ns.baseline is None:
         raise UsageError("--fail-on-regression needs --baseline REPORT.json")
-    if ns.baseline is not None and not Path(ns.baseline).is_file():
+    if ns.baseline_update and ns.baseline is None:
+        raise UsageError("--baseline-update needs --baseline REPORT.json (the file to write)")
+    if ns.baseline_update and ns.fail_on_regression:
+        raise UsageError(
+            "--baseline-update accepts this audit as the baseline: it cannot also "
+            "--fail-on-regression against it"
+        )
+    if ns.baseline is not None and not ns.baseline_update and not Path(ns.baseline).is_file():
         raise UsageError(f"--baseline: {ns.baseline!r} is not a file")
+    if ns.baseline_update and not Path(ns.baseline).parent.is_dir():
+        raise UsageError(f"--baseline: directory of {ns.baseline!r} does not exist")
     if ns.fail_on_drift and ns.lock is None:
         raise UsageError("--fail-on-drift needs --lock mcprobe.lock")
     if ns.lock is not None and not Path(ns.lock).is_file():
@@ -611,13 +646,19 @@ def _invocation(args: _AuditArgs) -> AuditInvocation:
         fail_on_critical=ns.fail_on_critical,
         console_mode=console.Console.from_namespace(ns),
         summary=args.summary,
-        baseline=_load_baseline(ns.baseline),
+        baseline=_load_baseline(ns.baseline)
+        if ns.baseline is not None and Path(ns.baseline).is_file()
+        else None,
         fail_on_regression=ns.fail_on_regression,
+        baseline_path=Path(ns.baseline) if ns.baseline is not None else None,
+        baseline_update=ns.baseline_update,
         overrides=args.overrides,
         lock=_load_lock(ns.lock),
         fail_on_drift=ns.fail_on_drift,
         surface=not ns.no_surface,
         examples=ns.examples,
+        reports=args.reports,
+        report_dir=args.report_dir,
     )
 
 
@@ -928,7 +969,8 @@ def _deliver(
     if invocation.summary:
         from mcprobe.report.render.terminal import render_terminal
 
-        rendered = render_terminal(report, colour=loud.colour_for(stdout))
+        width = console.terminal_width(stdout)
+        rendered = render_terminal(report, colour=loud.colour_for(stdout), width=width)
         rendered += "  full report: --format md|html|json|sarif|junit, or --output FILE\n"
     else:
         rendered = render_report(
@@ -951,7 +993,31 @@ def _deliver(
                 f"(score {_score_text(report)})"
             )
     _say_unknown_tools(report, say)
-    regressions = _compare_baseline(invocation, report, say)
+    if invocation.reports and invocation.report_dir is not None:
+        written = outputs.write_reports(
+            report,
+            invocation.reports,
+            invocation.report_dir,
+            say,
+            sarif_artifact=invocation.sarif_artifact,
+            quiet=loud.quiet,
+        )
+        if not written:
+            return EXIT_USAGE
+    try:
+        regressions = _compare_baseline(invocation, report, say)
+    except UsageError as refused:
+        say(f"mcprobe: usage error: {refused}")
+        return EXIT_USAGE
+    if invocation.baseline_update and invocation.baseline_path is not None:
+        path = invocation.baseline_path
+        try:
+            path.write_text(_encodable(render_report(report, "json")), encoding="utf-8")
+        except OSError as exc:
+            say(f"mcprobe: --baseline-update: cannot write {str(path)!r}: {exc.strerror}")
+            return EXIT_USAGE
+        if not loud.quiet:
+            say(f"mcprobe: --baseline-update: this audit is the new baseline in {path}")
     return evaluate_gates(invocation, report, say, regressions)
 
 
@@ -974,14 +1040,38 @@ def _compare_baseline(
     """Print what changed against ``--baseline``; return what got worse."""
     if invocation.baseline is None:
         return ()
-    from mcprobe.report.baseline import BaselineReport, compare
+    from mcprobe.report.baseline import BaselineReport, comparability, compare
     from mcprobe.report.render.baseline_text import render_baseline
+    from mcprobe.report.render.escape import clean_text
     from mcprobe.report.render.json_report import report_to_jsonable
 
-    diff = compare(invocation.baseline, BaselineReport.model_validate(report_to_jsonable(report)))
-    if not invocation.console_mode.quiet:
+    now = BaselineReport.model_validate(report_to_jsonable(report))
+    check = comparability(invocation.baseline, now)
+    quiet = invocation.console_mode.quiet
+    if check.refusal is not None:
+        if invocation.baseline_update:
+            if not quiet:
+                say(f"mcprobe: --baseline: {clean_text(check.refusal, 300)[0]}; replaced")
+            return ()
+        raise UsageError(
+            f"--baseline: {clean_text(check.refusal, 300)[0]}: nothing compared "
+            "(--baseline-update makes this audit the baseline)"
+        )
+    if not quiet:
+        where = invocation.baseline_path
+        say(f"mcprobe: compared with --baseline {where}: {clean_text(check.compared, 300)[0]}")
+    diff = compare(invocation.baseline, now)
+    if not quiet:
         for line in render_baseline(diff):
             say(f"mcprobe: {line}")
+    if check.caution is not None:
+        say(f"mcprobe: --baseline: {check.caution}")
+        if invocation.fail_on_regression and diff.regressions:
+            say(
+                "mcprobe: --fail-on-regression not applied across mcprobe versions; "
+                "refresh the baseline with --baseline-update"
+            )
+        return ()
     return diff.regressions
 
 
@@ -1093,16 +1183,8 @@ def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         if args[0] in ("-h", "--help", "help"):
             stdout.write(_USAGE)
             return EXIT_OK
-        if args[0] == "scan":
-            return audit_many.run_scan(args[1:], stdout)
-        if args[0] == "pin":
-            from mcprobe.cli.pin import run_pin
-
-            return run_pin(args[1:], stdout, stderr)
-        if args[0] == "badge":
-            from mcprobe.cli.badge import run_badge
-
-            return run_badge(args[1:], stdout)
+        if args[0] in _FILE_COMMANDS:
+            return _FILE_COMMANDS[args[0]](args[1:], stdout, stderr)
         if args[0] != "audit":
             raise UsageError(_unknown_command(args[0]))
         return _run_audit(args[1:], stdout, stderr)
@@ -1119,12 +1201,36 @@ def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         return _interrupted(say)
 
 
+def _run_scan(argv: list[str], stdout: TextIO, stderr: TextIO) -> int:
+    return audit_many.run_scan(argv, stdout)
+
+
+def _run_pin(argv: list[str], stdout: TextIO, stderr: TextIO) -> int:
+    from mcprobe.cli.pin import run_pin
+
+    return run_pin(argv, stdout, stderr)
+
+
+def _run_badge(argv: list[str], stdout: TextIO, stderr: TextIO) -> int:
+    from mcprobe.cli.badge import run_badge
+
+    return run_badge(argv, stdout)
+
+
+_FILE_COMMANDS: dict[str, Callable[[list[str], TextIO, TextIO], int]] = {
+    "scan": _run_scan,
+    "pin": _run_pin,
+    "render": outputs.run_render,
+    "badge": _run_badge,
+}
+
+
 def _unknown_command(word: str) -> str:
     import difflib
 
     close = difflib.get_close_matches(word, _COMMANDS, n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else ""
-    return f"unknown command {word!r} (expected audit, pin, scan, badge or serve){hint}"
+    return f"unknown command {word!r} (expected audit, pin, scan, render, badge or serve){hint}"
 
 
 def _tty_hint(stderr: TextIO) -> None:
@@ -1142,7 +1248,15 @@ def main() -> None:
     code = run(sys.argv[1:], sys.stdout, sys.stderr)
     if sys.argv[1:2] == ["audit"]:
         _exit_now(code)
+    if sys.argv[1:] in ([], ["serve"]) and code in _STOPPED:
+        # The SDK reads stdin in a worker thread that a signal cannot wake: a normal exit
+        # would wait for it (until Ctrl-D). The server's lifespan has closed every target
+        # connection by now (its task group was cancelled), so nothing is left to clean up.
+        _exit_now(code)
     sys.exit(code)
+
+
+_STOPPED = (EXIT_INTERRUPTED, EXIT_HANGUP, EXIT_TERMINATED)
 
 
 def _exit_now(code: int) -> NoReturn:

@@ -7,7 +7,16 @@
 - ``-v``: one line per finished call, live, and one verdict line per call after the audit;
   ``-vv`` adds each call's latency to those verdict lines.
 - Colour (the terminal summary): ``--color auto`` (default) colours only a TTY, and never when
-  ``NO_COLOR`` is set to anything non-empty or ``TERM=dumb``; ``always`` / ``never`` force it.
+  ``NO_COLOR`` is set to anything non-empty or ``TERM=dumb``; ``FORCE_COLOR`` (non-empty, not
+  ``0``) colours a pipe too (CI logs that render ANSI), ``NO_COLOR`` still winning; ``always`` /
+  ``never`` decide outright.
+- Width: the progress line is cut to the terminal's width (a wrapped line cannot be overwritten
+  by ``\r`` and would leave stale lines) and the summary wraps to it.
+
+Hand-written ANSI rather than a terminal library (rich): the output is a dozen lines, every
+target string already goes through ``clean_text`` (no markup language to escape a second time),
+width-awareness is ``shutil.get_terminal_size`` plus ``textwrap``, and mcprobe adds nothing to
+what the MCP SDK installs (``tests/test_packaging.py``).
 
 Stdlib only at import time (the CLI builds its parser before the heavy imports).
 """
@@ -15,6 +24,7 @@ Stdlib only at import time (the CLI builds its parser before the heavy imports).
 from __future__ import annotations
 
 import argparse
+import io
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -70,6 +80,8 @@ class Console:
             return True
         if self.color == "never" or env.get("NO_COLOR", ""):
             return False
+        if env.get("FORCE_COLOR", "") not in ("", "0"):
+            return True
         return isatty(stream) and env.get("TERM", "") != "dumb"
 
     def progress(self, stderr: TextIO, *, fuzz: bool) -> Progress | None:
@@ -78,6 +90,20 @@ class Console:
         if self.verbose:
             return Progress(stderr, mode="every")
         return Progress(stderr, mode="line" if isatty(stderr) else "per-tool")
+
+
+def terminal_width(stream: TextIO, default: int = 80) -> int:
+    """The columns of the terminal ``stream`` writes to (``COLUMNS`` wins, as in the stdlib);
+    ``default`` when it is not a terminal."""
+    import shutil
+
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        return os.get_terminal_size(stream.fileno()).columns or default
+    except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
+        return shutil.get_terminal_size((default, 24)).columns if isatty(stream) else default
 
 
 def isatty(stream: TextIO) -> bool:
@@ -102,16 +128,23 @@ class Progress:
     of a tool not seen yet finishes, and one when the last case does (CI logs). ``every``: a
     plain line per finished case (``-v``)."""
 
-    def __init__(self, stderr: TextIO, *, mode: str, prefix: str = "") -> None:
+    def __init__(
+        self, stderr: TextIO, *, mode: str, prefix: str = "", width: int | None = None
+    ) -> None:
         self._stderr = stderr
         self._mode = mode
         self._prefix = prefix
+        self._width = width
         self._tools: set[str] = set()
         self.used = False
 
     async def __call__(self, done: int, total: int, message: str) -> None:
         text = _printable(f"mcprobe: {self._prefix}fuzzing {message}")
         if self._mode == "line":
+            # One row exactly: a line that wraps cannot be overwritten by \r (stale lines).
+            width = self._width or terminal_width(self._stderr)
+            if len(text) > width - 1:
+                text = text[: max(1, width - 2)] + "…"
             self._stderr.write(f"\r\x1b[2K{text}")
         else:
             tool = _tool_of(message)

@@ -144,13 +144,13 @@ def run_configured(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     if len(servers) == 1 and out_dir is None:
         return cli.run(["audit", *rest, *server_argv(servers[0])], stdout, stderr)
     if any(
-        a in ("--output", "--baseline", "--examples")
-        or a.startswith(("--output=", "--baseline=", "--examples="))
+        a in ("--output", "--baseline", "--examples", "--report", "--report-dir")
+        or a.startswith(("--output=", "--baseline=", "--examples=", "--report=", "--report-dir="))
         for a in rest
     ):
         raise _usage(
-            "several servers: use --output-dir (one report each); --output, --baseline and "
-            "--examples apply to one --server"
+            "several servers: use --output-dir (one report each); --output, --report, "
+            "--baseline and --examples apply to one --server"
         )
     checked = [cli._check_audit_args([*rest, *server_argv(s)], io.StringIO()) for s in servers]
     asked = next((a.ns for a in checked if a.ns.format or a.ns.json), None)

@@ -27,7 +27,15 @@ from pydantic.alias_generators import to_camel
 
 from mcprobe.core.verdicts import call_verdicts
 
-__all__ = ["BaselineDiff", "BaselineError", "BaselineReport", "compare", "load_baseline"]
+__all__ = [
+    "BaselineDiff",
+    "BaselineError",
+    "BaselineReport",
+    "Comparability",
+    "comparability",
+    "compare",
+    "load_baseline",
+]
 
 
 class _View(BaseModel):
@@ -88,9 +96,17 @@ class _Coverage(_View):
     skipped: list[_Skipped] = []
 
 
+class _Server(_View):
+    name: str | None = None
+    version: str | None = None
+
+
 class BaselineReport(_View):
     """The parts of a JSON report that a baseline comparison reads."""
 
+    mcprobe_version: str | None = None
+    schema_version: str | None = None
+    server: _Server = _Server()
     overall: int | None = None
     grade: str = "-"
     dimensions: list[_Dimension] = []
@@ -113,6 +129,48 @@ def load_baseline(data: Any) -> BaselineReport:
         error = exc.errors()[0]
         path = ".".join(str(part) for part in error["loc"])
         raise BaselineError(f"not an mcprobe JSON report: {path}: {error['msg']}") from None
+
+
+@dataclass(frozen=True)
+class Comparability:
+    """Whether two reports can be compared: ``refusal`` (another server: nothing is compared),
+    ``caution`` (another mcprobe or report schema: changes may be mcprobe's own, so the
+    regression gate is not applied), and ``compared`` (what the baseline is, for one line)."""
+
+    refusal: str | None
+    caution: str | None
+    compared: str
+
+
+def _who(report: BaselineReport) -> str:
+    name = report.server.name
+    version = f" {report.server.version}" if report.server.version else ""
+    return f"server {name!r}{version}" if name is not None else "an unnamed server"
+
+
+def _made_by(report: BaselineReport) -> str:
+    version = report.mcprobe_version or "an unknown version"
+    schema = report.schema_version or "unknown"
+    return f"mcprobe {version}, report schema {schema}"
+
+
+def comparability(before: BaselineReport, after: BaselineReport) -> Comparability:
+    """Check identity and versions before comparing (a baseline of another server, or one that
+    another mcprobe scored, would report mcprobe's own changes as the server's)."""
+    compared = f"{_who(before)}, written by {_made_by(before)}"
+    refusal = None
+    if before.server.name != after.server.name:
+        refusal = f"the baseline is of {_who(before)}, this audit of {_who(after)}"
+    caution = None
+    if (before.mcprobe_version, before.schema_version) != (
+        after.mcprobe_version,
+        after.schema_version,
+    ):
+        caution = (
+            f"the baseline was written by {_made_by(before)}, this audit by {_made_by(after)}: "
+            "a change may be mcprobe's own, not the server's"
+        )
+    return Comparability(refusal, caution, compared)
 
 
 @dataclass(frozen=True)

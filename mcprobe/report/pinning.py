@@ -108,6 +108,13 @@ def parse_lock(text: str, where: str = "the lock") -> Lock:
         raise UsageError(message) from None
     if lock.lockVersion != LOCK_VERSION:
         raise UsageError(f"{where} has lockVersion {lock.lockVersion}; expected {LOCK_VERSION}")
+    for tool in lock.tools:
+        # Drift compares hashes: a definition edited without its hash would read "no drift".
+        if definition_hash(tool.definition) != tool.sha256:
+            raise UsageError(
+                f"{where}: tool {shown(tool.name)!r}: its sha256 does not match its definition "
+                "(edited by hand?); write the lock again with mcprobe pin"
+            )
     return lock
 
 

@@ -8,6 +8,9 @@ target cannot send escape sequences, bidi overrides or line breaks to the user's
 
 from __future__ import annotations
 
+import textwrap
+
+from mcprobe.core.score.security import F_BAND_CAP as SECURITY_CAP
 from mcprobe.report.model import ConformanceReport, DimensionOut
 from mcprobe.report.render.escape import ELLIPSIS, clean_text
 
@@ -53,8 +56,18 @@ def dimension_bar(dimension: DimensionOut, width: int = BAR_WIDTH) -> str:
     return "█" * filled + "░" * (width - filled)
 
 
-def render_terminal(report: ConformanceReport, *, colour: bool) -> str:
-    """The summary, a dozen lines, ending with a newline."""
+def _wrap(text: str, width: int, indent: str, rest: str | None = None) -> list[str]:
+    return textwrap.wrap(
+        text,
+        width=max(20, width),
+        initial_indent=indent,
+        subsequent_indent=rest if rest is not None else indent,
+        break_on_hyphens=False,
+    ) or [indent]
+
+
+def render_terminal(report: ConformanceReport, *, colour: bool, width: int = 80) -> str:
+    """The summary, a dozen lines, ending with a newline, each at most ``width`` columns."""
     paint = _Paint(colour)
     name = _safe(report.server.name) if report.server.name else "(unnamed server)"
     if report.not_graded is not None:
@@ -64,21 +77,40 @@ def render_terminal(report: ConformanceReport, *, colour: bool) -> str:
     else:
         headline = paint(f"{report.overall}/100", _BOLD, score_colour(report.overall, 100))
     grade = paint(report.grade, _BOLD, _GRADE_COLOUR.get(report.grade, _DIM))
-    lines = [f"{paint('mcprobe', _BOLD)}  {name}  score {headline}  grade {grade}"]
+    plain = f"mcprobe  {name}  score {report.overall}/100  grade {report.grade}"
+    if len(plain) + 10 <= width:
+        lines = [f"{paint('mcprobe', _BOLD)}  {name}  score {headline}  grade {grade}"]
+    else:  # the server name on its own row(s), the score below it
+        lines = [paint("mcprobe", _BOLD), *_wrap(name, width, "  ")]
+        lines.append(f"  score {headline}  grade {grade}")
     if report.not_graded is not None:
-        lines.append(paint(f"  not graded: {_safe(report.not_graded, 400)}", _YELLOW))
+        text = f"not graded: {_safe(report.not_graded, 400)}"
+        lines += [paint(line, _YELLOW) for line in _wrap(text, width, "  ")]
+    capped = any(p.kind == "securityCritical" for p in report.critical_problems)
+    if capped and report.overall is not None and report.overall <= SECURITY_CAP:
+        text = (
+            f"capped at {SECURITY_CAP} (grade F): a critical security finding caps the score "
+            "whatever the other dimensions say; fixing it is what lifts the grade"
+        )
+        lines += [paint(line, _RED) for line in _wrap(text, width, "  ")]
     lines.append("")
-    width = max((len(d.name) for d in report.dimensions), default=0)
+    names = max((len(d.name) for d in report.dimensions), default=0)
+    bar_width = max(5, min(BAR_WIDTH, width - names - 18))
     for dimension in report.dimensions:
         value = "not measured" if dimension.score is None else f"{dimension.score:4.1f}/10"
-        bar = paint(dimension_bar(dimension), score_colour(dimension.score, 10))
-        lines.append(f"  {dimension.name.ljust(width)}  {bar}  {value}")
+        bar = paint(dimension_bar(dimension, bar_width), score_colour(dimension.score, 10))
+        label = dimension.name.ljust(names) if names + bar_width + 18 <= width else dimension.name
+        if names + bar_width + 18 <= width:
+            lines.append(f"  {label}  {bar}  {value}")
+        else:
+            lines += [f"  {label}", f"    {bar}  {value}"]
     lines.append("")
     if report.coverage is None:
         lines.append(paint("  not fuzzed: add --fuzz to call the tools", _DIM))
     elif report.critical:
         lines.append(paint(f"  ⚠ {len(report.critical)} critical:", _BOLD, _RED))
-        lines += [f"    - {_safe(line, 160)}" for line in report.critical[:10]]
+        for line in report.critical[:10]:
+            lines += _wrap(_safe(line, 160), width, "    - ", "      ")
         if len(report.critical) > 10:
             lines.append(f"    … and {len(report.critical) - 10} more (see the full report)")
     else:
