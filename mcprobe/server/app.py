@@ -360,8 +360,7 @@ TOOLS: tuple[ToolDef, ...] = (
         "Connect to an MCP server",
         "Connect to the MCP server to audit (stdio: command + args, started as given; or url "
         "for Streamable HTTP with SSE fallback) and return its identity, capabilities and a "
-        "connectionId. The connection lives in this mcprobe process: a client that starts a "
-        "fresh mcprobe per call must use probe_audit.",
+        "connectionId. The connection lives as long as this mcprobe process.",
         ConnectInput,
         ConnectOutput,
         _STARTS_TARGETS,
