@@ -200,6 +200,8 @@ def test_every_wire_protocol_of_a_transport_is_one_record_with_its_traits() -> N
     # Only a transport's first attempt may fall back, and only to a later one.
     for transport in TRANSPORTS:
         assert not by_name[transport.attempts[-1]].falls_back or len(transport.attempts) == 1
+
+
 def test_the_finding_codes_a_config_may_name_are_exactly_the_documented_ones() -> None:
     from mcprobe.core.checks.catalogue import CHECKS as SURFACE_CHECKS
     from mcprobe.core.lint.registry import FINDING_CODES
