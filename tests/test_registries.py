@@ -1,9 +1,10 @@
 """Every registered extension point is documented and covered by a test.
 
 The registries: lint rules (``core/lint/registry.py``), case kinds (``core/cases/kinds.py``),
-verdicts (``core/verdicts.py``), output formats (``report/formats.py``) and transports
-(``core/target_spec.py`` with the openers of ``client/connection.py``). A new record that is not
-in docs/checks.md or docs/cli.md, or that no test names, fails here.
+verdicts (``core/verdicts.py``), the resource, prompt, protocol and HTTP checks
+(``core/checks/catalogue.py``), output formats (``report/formats.py``) and transports
+(``core/target_spec.py`` with the wire protocols of ``client/connection.py``). A new record that
+is not in docs/checks.md or docs/cli.md, or that no test names, fails here.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pytest
 import mcprobe
 from mcprobe.client.connection import WIRES
 from mcprobe.core.cases.kinds import CASE_KINDS, FIELD_KINDS
+from mcprobe.core.checks.catalogue import CHECKS as SURFACE
 from mcprobe.core.errors import UsageError
 from mcprobe.core.lint.registry import LINT_RULES, SERVER_RULES, TOOL_RULES
 from mcprobe.core.model import CaseKind
@@ -27,6 +29,8 @@ from mcprobe.report.formats import FORMAT_NAMES, FORMATS, output_format
 ROOT = Path(__file__).resolve().parent.parent
 CHECKS = (ROOT / "docs" / "checks.md").read_text(encoding="utf-8")
 CLI = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+# One "### `id`" section per check, each ending where the next heading starts.
+CHECKS_DOC_SECTIONS = CHECKS.replace("\n### ", "\n## \n### ")
 TESTS = "\n".join(
     p.read_text(encoding="utf-8") for p in (ROOT / "tests").rglob("test_*.py") if p.name != __file__
 )
@@ -215,3 +219,33 @@ def test_the_finding_codes_a_config_may_name_are_exactly_the_documented_ones() -
 def _emitted_outside_the_registry_module(code: str) -> bool:
     sources = (p for p in (ROOT / "mcprobe").rglob("*.py") if p.name != "registry.py")
     return any(f'"{code}"' in p.read_text(encoding="utf-8") for p in sources)
+
+
+# --------------------------------------------------------------------------- surface checks
+
+
+@pytest.mark.parametrize("check", list(SURFACE))
+def test_every_surface_check_has_a_docs_section_a_clause_and_a_test(check: str) -> None:
+    spec = SURFACE[check]
+    assert spec.check == check
+    section = _section(CHECKS_DOC_SECTIONS, f"### `{check}`")
+    assert spec.clause and spec.hint
+    assert section.strip(), check
+    assert _named_by_a_test(check), f"no test names {check}"
+
+
+def test_every_check_id_the_judges_emit_is_registered() -> None:
+    import ast
+
+    emitted: set[str] = set()
+    for path in (ROOT / "mcprobe" / "core" / "checks").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", None) == "check_result"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
+                emitted.add(node.args[0].value)
+    assert emitted and emitted <= set(SURFACE)
