@@ -905,7 +905,8 @@ def _run_checked_audit(
         say(config_line(args.config_path))
     progress = invocation.console_mode.progress(stderr, fuzz=invocation.fuzz)
     try:
-        return _audit_and_report(invocation, progress, stdout, say, started)
+        with invocation.console_mode.timeline(say):
+            return _audit_and_report(invocation, progress, stdout, say, started)
     except BaseException as exc:
         if progress is not None:
             progress.finish()

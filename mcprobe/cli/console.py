@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import argparse
 import io
+import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
@@ -84,6 +86,24 @@ class Console:
             return True
         return isatty(stream) and env.get("TERM", "") != "dumb"
 
+    @contextmanager
+    def timeline(self, say: Callable[[str], None]) -> Iterator[None]:
+        """At ``-vv``, the engine's timeline as it happens: every start of the target with its
+        purpose and every phase of the audit with its wall time (``engine/timeline.py``)."""
+        if self.verbose < 2 or self.quiet:
+            yield
+            return
+        handler = _SayHandler(say)
+        logger = logging.getLogger("mcprobe.engine")
+        level = logger.level
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        try:
+            yield
+        finally:
+            logger.removeHandler(handler)
+            logger.setLevel(level)
+
     def progress(self, stderr: TextIO, *, fuzz: bool) -> Progress | None:
         if not fuzz or self.quiet:
             return None
@@ -104,6 +124,15 @@ def terminal_width(stream: TextIO, default: int = 80) -> int:
         return os.get_terminal_size(stream.fileno()).columns or default
     except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
         return shutil.get_terminal_size((default, 24)).columns if isatty(stream) else default
+
+
+class _SayHandler(logging.Handler):
+    def __init__(self, say: Callable[[str], None]) -> None:
+        super().__init__(logging.INFO)
+        self._say = say
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self._say(_printable(f"mcprobe: {record.getMessage()}"))
 
 
 def isatty(stream: TextIO) -> bool:

@@ -44,6 +44,7 @@ from mcprobe.engine.fuzz_runner import DEFAULT_CONCURRENCY, ProgressCallback, ru
 from mcprobe.engine.progress_probes import progress_checks, traces_so_far
 from mcprobe.engine.protocol_probes import run_surface_probes, second_connection_checks
 from mcprobe.engine.security_watch import WatchedTarget, observations, relisting_findings
+from mcprobe.engine.timeline import LOGGER, phase
 from mcprobe.report.build import build_report
 from mcprobe.report.deaths import death_notes
 from mcprobe.report.model import ConformanceReport, TargetOut, describe_target
@@ -128,20 +129,21 @@ async def run_audit(
     examples = checked_examples(snapshot.tools, options.examples) if options.examples else {}
     fuzz_started = anyio.current_time()
     if fuzz:
-        fuzz_run = await run_fuzz(
-            cast(Target, watch),
-            snapshot.tools,
-            max_tools=options.max_tools,
-            fuzz_writes=options.fuzz_writes,
-            fuzz_destructive=options.fuzz_destructive,
-            include=options.include,
-            concurrency=options.concurrency,
-            call_timeout=options.call_timeout,
-            deadline=deadline,
-            progress=progress,
-            examples=examples,
-            discovered=discover_values(target_out.args) if target_out is not None else None,
-        )
+        async with phase("fuzz calls"):
+            fuzz_run = await run_fuzz(
+                cast(Target, watch),
+                snapshot.tools,
+                max_tools=options.max_tools,
+                fuzz_writes=options.fuzz_writes,
+                fuzz_destructive=options.fuzz_destructive,
+                include=options.include,
+                concurrency=options.concurrency,
+                call_timeout=options.call_timeout,
+                deadline=deadline,
+                progress=progress,
+                examples=examples,
+                discovered=discover_values(target_out.args) if target_out is not None else None,
+            )
     # The attack probes (with consent to call every tool) and the scan of every answer.
     answered, probe_notes, leaked = await answer_security(
         watch,
@@ -154,24 +156,17 @@ async def run_audit(
         fuzz_seconds=anyio.current_time() - fuzz_started,
         known=[value for _, value in echo_secrets],
     )
-    # After fuzzing, so a resource read that kills the target cannot cost the tools their cases.
-    surface: SurfaceRun | None = None
     era = target.era if isinstance(target, RequestTarget) else "handshake"
-    eras = [era]
-    if options.surface and isinstance(target, RequestTarget):
-        surface = await run_surface_probes(target, timeout=options.call_timeout, era=era)
-        # Progress as the fuzz run saw it, and one cancelled call (only with consent to call).
-        observed = await progress_checks(target, fuzz_run, since=traced)
-        surface = dataclasses.replace(surface, checks=(*surface.checks, *observed))
-        if second_connection is not None:
-            extra, eras = await second_connection(era)
-            surface = dataclasses.replace(surface, checks=(*surface.checks, *extra))
+    surface, eras = await _checks_after_fuzz(
+        target, fuzz_run, options, era, traced, second_connection
+    )
     # Session findings are read after fuzzing: a target may misbehave on the wire mid-run.
     findings = _dedupe([*lint_server(snapshot), *target.session_findings()])
     seen = observations(watch, fuzz_run.results if fuzz_run is not None else ())
     findings += [*canary_findings(seen, canary), *echo_findings(seen, echo_secrets)]
     findings += [*answered, *_beyond_tools(target, surface, canary)]
-    findings += await relisting_findings(target, fuzzed=fuzz_run is not None)
+    async with phase("relisting (tools/list again, for rug pulls)"):
+        findings += await relisting_findings(target, fuzzed=fuzz_run is not None)
     # Overrides apply before scoring, so the score and every rendering agree; each one is noted.
     findings, notes = apply_overrides(findings, options.overrides)
     # Resource and prompt lint is reported, not scored by Schema Quality (a rate over tools);
@@ -236,6 +231,76 @@ _NO_CANARY_OVER_HTTP = (
 )
 
 
+async def _checks_after_fuzz(
+    target: Target,
+    fuzz_run: FuzzRun | None,
+    options: AuditOptions,
+    era: str,
+    traced: int,
+    second_connection: Callable[[str], Awaitable[tuple[list[CheckResult], list[str]]]] | None,
+) -> tuple[SurfaceRun | None, list[str]]:
+    """The surface checks and the fresh-connection checks, side by side; the surface run and
+    the eras the target speaks."""
+    surface: SurfaceRun | None = None
+    eras = [era]
+    probing = options.surface and isinstance(target, RequestTarget)
+    second: list[tuple[list[CheckResult], list[str]]] = []
+    async with anyio.create_task_group() as alongside:
+        # After the fuzz calls, whose latencies are scored: a fresh process booting beside
+        # them would slow them down, mcprobe's doing, not the server's (SPEC §5.1). Then the
+        # checks on fresh connections (other processes), the resource/prompt/protocol checks
+        # and the cancellation probe (one more call of a slow tool) run side by side: the audit
+        # waits for the slowest of them, not for their sum. The surface checks still come
+        # after fuzzing, so a resource read that kills the target cannot cost the tools their
+        # cases.
+        if probing and second_connection is not None:
+            alongside.start_soon(_second, second_connection, era, second)
+        if probing:
+            surface, observed = await _surface_and_cancellation(
+                cast(RequestTarget, target), fuzz_run, options, era, traced
+            )
+            surface = dataclasses.replace(surface, checks=(*surface.checks, *observed))
+    if second and surface is not None:
+        extra, eras = second[0]
+        surface = dataclasses.replace(surface, checks=(*surface.checks, *extra))
+    return surface, eras
+
+
+async def _second(
+    second_connection: Callable[[str], Awaitable[tuple[list[CheckResult], list[str]]]],
+    era: str,
+    into: list[tuple[list[CheckResult], list[str]]],
+) -> None:
+    async with phase("checks on fresh connections (version negotiation, other era, HTTP)"):
+        into.append(await second_connection(era))
+
+
+async def _surface_and_cancellation(
+    target: RequestTarget,
+    fuzz_run: FuzzRun | None,
+    options: AuditOptions,
+    era: str,
+    traced: int,
+) -> tuple[SurfaceRun, list[CheckResult]]:
+    """The resource, prompt and protocol checks, and progress as the fuzz run saw it with one
+    cancelled call (only with consent to call), concurrently."""
+    found: list[SurfaceRun] = []
+    observed: list[CheckResult] = []
+
+    async def surface() -> None:
+        async with phase("resource, prompt and protocol checks"):
+            found.append(await run_surface_probes(target, timeout=options.call_timeout, era=era))
+
+    async def cancellation() -> None:
+        async with phase("progress checks and the cancellation probe"):
+            observed.extend(await progress_checks(target, fuzz_run, since=traced))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(surface)
+        tg.start_soon(cancellation)
+    return found[0], observed
+
+
 def _beyond_tools(
     target: Target, surface: SurfaceRun | None, canary: tuple[str, str] | None
 ) -> list[Finding]:
@@ -271,7 +336,9 @@ async def audit_spec(
     deadline = options.deadline()
     if started is None:
         spec = with_canary(spec)  # a pre-started target got its canary from its starter
+    LOGGER.info("target start 1: the audit (listing, fuzz calls, resource/prompt/protocol checks)")
     async with open_target(spec, deadline=deadline, started=started) as target:
+        LOGGER.info("target start 1: connected (%s)", target.snapshot.protocol_version)
         report = await run_audit(
             target,
             fuzz=fuzz,

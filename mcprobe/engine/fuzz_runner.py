@@ -81,6 +81,7 @@ from mcprobe.core.model import (
 )
 from mcprobe.core.target_protocol import RestartableTarget, Target
 from mcprobe.engine.setup_retry import retry_after_setup
+from mcprobe.engine.timeline import LOGGER
 
 __all__ = ["DEFAULT_CONCURRENCY", "MAX_RESTARTS", "ProgressCallback", "run_fuzz"]
 
@@ -214,6 +215,7 @@ class _Run:
             if self.past_deadline():
                 return False
             self.restarts += 1
+            LOGGER.info("target start: restart %d of %d after a death", self.restarts, MAX_RESTARTS)
             attempt = await self.target.restart()
             death.restarts.append(attempt)
             if attempt.ok and self.target.alive:

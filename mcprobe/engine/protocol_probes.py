@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 from mcp_types import PROTOCOL_VERSION_META_KEY
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
@@ -62,6 +63,7 @@ from mcprobe.core.model import JSON, Finding, RawCall, RawKind
 from mcprobe.core.target_protocol import RequestTarget
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.http_probes import run_http_probes
+from mcprobe.engine.timeline import phase
 
 __all__ = [
     "MAX_PROMPTS",
@@ -369,12 +371,32 @@ async def second_connection_checks(
     after the fallback from Streamable HTTP)."""
     eras = [era]
     checks: list[CheckResult] = []
+    found: list[CheckResult] = []
+    modern: list[tuple[bool, list[CheckResult]]] = []
+
+    async def negotiation() -> None:
+        async with phase(
+            f"target start: version negotiation (initialize offering {UNKNOWN_VERSION})"
+        ):
+            found.append(await probe_version_negotiation(spec, deadline))
+
+    async def other_era() -> None:
+        async with phase("target start: does it also speak 2026-07-28 (server/discover)"):
+            modern.append(await probe_modern_era(spec, deadline, timeout))
+
     if era == "handshake":
-        checks.append(await probe_version_negotiation(spec, deadline))
-        if protocol == "auto":
-            spoken, modern = await probe_modern_era(spec, deadline, timeout)
-            if spoken:
-                eras.append("modern")
-                checks.extend(modern)
-    checks.extend(await run_http_probes(spec, timeout, era, wire))
+        # Two fresh processes, started side by side: neither check needs the other's answer.
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(negotiation)
+            if protocol == "auto":
+                tg.start_soon(other_era)
+        checks.extend(found)
+        if modern and modern[0][0]:
+            eras.append("modern")
+            checks.extend(modern[0][1])
+    if spec.transport == "http":
+        async with phase("HTTP checks (fresh HTTP exchanges)"):
+            checks.extend(await run_http_probes(spec, timeout, era, wire))
+    else:
+        checks.extend(await run_http_probes(spec, timeout, era, wire))
     return checks, eras

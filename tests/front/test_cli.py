@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -778,3 +779,18 @@ def test_env_name_alone_copies_a_secret_named_value_and_redacts_it(
     assert code == EXIT_OK, err
     assert "copied-s3cr3t-77" not in out + err
     assert "API_TOKEN=[redacted]" in out
+
+
+def test_double_verbose_names_every_start_of_the_target_and_times_every_phase() -> None:
+    code, _, err = _run("audit", "--fuzz", "-vv", "--format", "json", *_target("--clean"))
+    assert code == 0, err
+    starts = [line for line in err.splitlines() if "target start" in line and "started" in line]
+    assert any("version negotiation" in line for line in starts), err
+    assert any("2026-07-28" in line for line in starts), err
+    assert "mcprobe: target start 1: the audit" in err
+    for phase in ("fuzz calls", "resource, prompt and protocol checks", "relisting"):
+        assert re.search(rf"mcprobe: {phase}[^\n]*: \d+\.\d\d s", err), (phase, err)
+    quiet_code, _, quiet_err = _run(
+        "audit", "--fuzz", "-v", "--format", "json", *_target("--clean")
+    )
+    assert quiet_code == 0 and "target start" not in quiet_err  # -v: the calls, not the timeline
