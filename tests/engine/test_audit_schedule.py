@@ -76,27 +76,41 @@ async def _slow_ok(name: str, arguments: JSON) -> RawCall:
     )
 
 
-async def test_the_fresh_connection_checks_run_while_the_fuzz_calls_are_in_flight() -> None:
-    started = anyio.Event()
+async def test_the_fresh_connection_checks_wait_for_the_fuzz_calls_then_run_beside_the_rest() -> (
+    None
+):
+    began = anyio.Event()
     order: list[str] = []
 
     async def respond(name: str, arguments: JSON) -> RawCall:
-        with anyio.move_on_after(_WAIT):
-            await started.wait()  # a call answers only once the second connection is under way
-        order.append(f"answered {name} (second connection begun: {started.is_set()})")
+        order.append(f"answered {name}")
         return await _slow_ok(name, arguments)
 
     async def second_connection(era: str) -> tuple[list[CheckResult], list[str]]:
         order.append("second connection begun")
-        started.set()
+        began.set()
+        await anyio.sleep(0.05)
         check = check_result("protocol.version_negotiation", Verdict.PASS, "answered")
         return [check], [era]
 
-    target = _RequestFake(snapshot=snapshot_of((int_tool("alpha"),)), respond=respond)
+    class Waiting(_RequestFake):
+        async def observe_cancellation(
+            self, name: str, arguments: JSON, *, by_progress: bool, expected: float, budget: float
+        ) -> CancelObservation:
+            with anyio.move_on_after(_WAIT):
+                await began.wait()  # the cancellation probe goes on only beside the second
+            order.append(f"cancellation beside the second connection: {began.is_set()}")
+            return CancelObservation(None, reason="a fake cannot be cancelled")
+
+    target = Waiting(snapshot=snapshot_of((int_tool("alpha"),)), respond=respond)
     with anyio.fail_after(4 * _WAIT):
         report = await run_audit(target, fuzz=True, second_connection=second_connection)
-    assert order[0] == "second connection begun", order
-    assert all("second connection begun: True" in line for line in order[1:]), order
+    # Every fuzz call was answered before the second process started (their latencies are
+    # scored); then the second connection and the cancellation probe ran side by side.
+    first_second = order.index("second connection begun")
+    assert all(line.startswith("answered") for line in order[:first_second]), order
+    assert first_second == len(target.calls), order
+    assert "cancellation beside the second connection: True" in order, order
     assert report.surface is not None
     checks = [c.check for c in report.surface.checks]
     assert "protocol.version_negotiation" in checks
