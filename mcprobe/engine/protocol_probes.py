@@ -394,9 +394,5 @@ async def second_connection_checks(
         if modern and modern[0][0]:
             eras.append("modern")
             checks.extend(modern[0][1])
-    if spec.transport == "http":
-        async with phase("HTTP checks (fresh HTTP exchanges)"):
-            checks.extend(await run_http_probes(spec, timeout, era, wire))
-    else:
-        checks.extend(await run_http_probes(spec, timeout, era, wire))
+    checks.extend(await run_http_probes(spec, timeout, era, wire))
     return checks, eras
