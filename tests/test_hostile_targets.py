@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -194,7 +195,10 @@ def duplicate_reply_ids(outcome: Outcome) -> None:
 def notification_flood(outcome: Outcome) -> None:
     report = report_of(outcome)
     flood = next(f for f in report.findings if f.code == "server.notification_flood")
-    assert "sent 100000 notifications" in flood.message
+    # 100000 per call of notify_flood: with --fuzz-destructive the attack probes call each tool
+    # that answered quickly a second time (issue 24), so the session may count two floods.
+    sent = re.search(r"sent (\d+) notifications", flood.message)
+    assert sent is not None and int(sent[1]) in (100000, 200000), flood.message
     assert result(report, "notify_flood").outcome == "ok"
     healthy_echo(report)
 
