@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
     from mcprobe.core.errors import ConnectFailed as ConnectFailed
     from mcprobe.core.errors import McprobeError as McprobeError
+    from mcprobe.core.isolation import SandboxMode
     from mcprobe.core.lint.suppress import RuleOverride
     from mcprobe.core.target_spec import ProtocolChoice, TargetSpec
     from mcprobe.engine.fuzz_runner import ProgressCallback
@@ -148,6 +149,7 @@ async def audit_stdio(
     client_capabilities: Sequence[str] | None = None,
     protocol: ProtocolChoice = "auto",
     examples: Mapping[str, Any] | None = None,
+    sandbox: SandboxMode = "auto",
 ) -> ConformanceReport:
     """Audit a stdio MCP server started as ``command args…``.
 
@@ -168,11 +170,16 @@ async def audit_stdio(
     (initialize), ``"modern"`` (2026-07-28), or ``"auto"`` (initialize, then 2026-07-28 if it
     is refused). A bad value of either raises ``UsageError`` naming it and the choices. Raises
     ``ConnectFailed`` when the target cannot be started or does not complete the handshake
-    within ``connect_timeout``.
+    within ``connect_timeout``. ``sandbox`` (as ``--sandbox``): ``"auto"`` runs the target in a
+    bubblewrap sandbox where the OS allows it (no network beyond loopback, host files
+    read-only, private copies of its cwd and named paths, a fresh HOME), ``"required"`` raises
+    ``UsageError`` where it cannot, ``"off"`` runs it with your rights; the report's
+    ``isolation`` says what was used.
     """
     from mcprobe.core.target_spec import target_spec
 
     spec = target_spec(
+        sandbox=sandbox,
         command=command,
         args=tuple(args),
         env=dict(env or {}),

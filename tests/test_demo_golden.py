@@ -50,9 +50,14 @@ def normalise_canary(text: str) -> str:
     return _CANARY.sub(CANARY_SHOWN, text)
 
 
+_ISOLATION_LINE = re.compile(r"^- Isolation: .*\n", re.MULTILINE)
+
+
 def normalise_markdown(markdown: str) -> str:
+    """Latencies, the canary and the isolation line (it names this machine's paths and
+    sandbox tool; tests/client/test_sandbox.py tests isolation) are normalised away."""
     text = _P50.sub("p50 latency N ms", _LATENCY_CELL.sub("| N ms |", markdown))
-    return normalise_canary(text)
+    return normalise_canary(_ISOLATION_LINE.sub("", text))
 
 
 def normalise_report(report: ConformanceReport) -> dict[str, Any]:
@@ -63,6 +68,7 @@ def normalise_report(report: ConformanceReport) -> dict[str, Any]:
     if data["target"] is not None:
         data["target"]["command"] = "<python>"
         data["target"]["cwd"] = "<checkout>"
+        data["target"]["isolation"] = None
     data["markdown"] = normalise_markdown(data["markdown"])
     data["notes"] = [normalise_canary(n) for n in data["notes"]]
     return data

@@ -546,6 +546,7 @@ async def test_mcprobe_server_survives_a_hostile_target_and_answers_the_next_req
         "args": list(spec.args),
         "timeoutSeconds": spec.call_timeout,
         "connectTimeoutSeconds": CONNECT,
+        "sandbox": "off",  # the pidfile and its pids are the host's
     }
     healthy = {"command": PY, "args": [str(RAWSERVER), "tools=echo"], "timeoutSeconds": 5}
     with anyio.fail_after(entry.limit + 60):

@@ -408,6 +408,16 @@ def _add_audit_arguments(p: _Parser) -> None:
         "per-request _meta), or auto (default: initialize, then 2026-07-28 if it is refused; "
         "the report says which eras the server speaks)",
     )
+    p.add_argument(
+        "--sandbox",
+        choices=("auto", "required", "off"),
+        default=None,
+        help="isolation of a stdio target: auto (default: bubblewrap where the OS allows it: "
+        "network loopback only, host files read-only, private copies of its cwd and of the "
+        "paths in its args and env, a fresh HOME, its own PID namespace, resource limits), "
+        "required (a usage error where no isolation is possible), off (the server runs with "
+        "your rights); HTTP targets are never isolated",
+    )
 
 
 _EPILOG = """\
@@ -607,6 +617,7 @@ def _spec(ns: argparse.Namespace, command: list[str] | None) -> TargetSpec:
         call_timeout=ns.timeout or DEFAULT_CALL_TIMEOUT,
         client_capabilities=ns.client_capabilities,
         protocol=ns.protocol,
+        sandbox=ns.sandbox or "auto",
     )
 
 
@@ -720,18 +731,23 @@ def _canary_pair() -> tuple[str, str]:
 def _prespawn(args: _AuditArgs) -> subprocess.Popen[bytes] | None:
     """Start a stdio target now, before the MCP SDK and pydantic are imported (0.5-2 s), so it
     boots while mcprobe loads; ``open_target`` adopts it. Started exactly like
-    ``stdio_transport.spawn_target`` (both call ``popen_target``). None for URL targets and when
+    ``stdio_transport.spawn_target`` (both call ``sandbox.start``). None for URL targets and when
     the command cannot be started: the transport then tries again and reports why, exactly as
     without pre-start."""
     if args.command is None or os.name != "posix":
         return None
-    from mcprobe.client.transports.lifeline import popen_target  # stdlib only
+    from mcprobe.client.transports.sandbox import start  # stdlib only
 
+    env = dict(args.ns.env)
     try:
-        return popen_target(
-            args.command, env=_default_environment() | dict(args.ns.env), cwd=args.ns.cwd
+        return start(
+            args.command,
+            env=_default_environment() | env,
+            cwd=args.ns.cwd,
+            mode=args.ns.sandbox or "auto",
+            named_env=env,
         )
-    except OSError:
+    except (OSError, UsageError):  # the transport tries again and says why
         return None
 
 

@@ -9,6 +9,7 @@
     timeout = 10                  # also: connect-timeout, overall-timeout, concurrency,
     max-tools = 20                #       tools = ["a", "b"], format = "md", fuzz-writes,
                                   #       fuzz-destructive
+    sandbox = "required"          # like --sandbox: auto (default) | required | off
     examples = "examples.json"    # like --examples FILE; relative to this file; used with fuzz
     [gates]
     fail-under = 80
@@ -128,6 +129,7 @@ def _models() -> Any:
         concurrency: int | None = Field(default=None, ge=1)
         format: str | None = None  # a name of the output-format registry
         examples: str | None = Field(default=None, min_length=1)
+        sandbox: Literal["auto", "required", "off"] | None = None
 
         @field_validator("format")
         @classmethod

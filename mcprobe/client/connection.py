@@ -48,6 +48,7 @@ from mcprobe.client.raw_session import (
 )
 from mcprobe.client.streams import ReadStream, WriteStream
 from mcprobe.client.transports.http import HttpKind, HttpLog, open_http, status_phrase
+from mcprobe.client.transports.sandbox import bwrap_problem
 from mcprobe.client.transports.stdio import (
     DEFAULT_MAX_MESSAGE_BYTES,
     DEFAULT_STDERR_TAIL_BYTES,
@@ -58,7 +59,8 @@ from mcprobe.client.transports.stdio import (
 from mcprobe.core.calls.result_shape import version_problem
 from mcprobe.core.checks.progress import CancelObservation, ProgressTrace
 from mcprobe.core.client_capabilities import wire_capabilities
-from mcprobe.core.errors import ConnectFailed
+from mcprobe.core.errors import ConnectFailed, UsageError
+from mcprobe.core.isolation import NOT_STARTED, Isolation
 from mcprobe.core.model import (
     JSON,
     Finding,
@@ -247,6 +249,12 @@ class TargetConnection:
         self._reopen: Callable[[], Awaitable[TargetConnection]] | None = None
         self._retired_findings: list[Finding] = []
         self._http_log = http_log
+        # How the first generation ran (core/isolation.py); an HTTP target is never isolated.
+        self.isolation: Isolation = (
+            process.isolation
+            if process is not None and process.isolation is not None
+            else Isolation(spec.sandbox, False, reason=NOT_STARTED if process is None else "")
+        )
         self._session_lost = False  # HTTP: the server no longer knows our session id
         self._page_cap = page_cap
         self._retired_notices: dict[str, int] = {}
@@ -820,6 +828,7 @@ async def _open_stdio_wire(attempt: _Attempt, max_message_bytes: int) -> AsyncIt
         max_message_bytes=max_message_bytes,
         stderr_tail_bytes=DEFAULT_STDERR_TAIL_BYTES,
         started=attempt.started,
+        sandbox=spec.sandbox,
     ) as (process, read, write):
         attempt.process = process
         yield read, write
@@ -1059,6 +1068,10 @@ async def open_target(
     Raises ``ConnectFailed`` with a precise, secret-free message when the target cannot be
     started or reached, the handshake fails, or the connect timeout passes.
     """
+    if spec.transport == "stdio" and spec.sandbox == "required" and started is None:
+        problem = bwrap_problem()  # a usage error before anything starts, not a connect failure
+        if problem is not None:
+            raise UsageError(f"sandbox required, but no isolation is possible here: {problem}")
     budget = spec.connect_timeout
     if deadline is not None:
         budget = max(0.0, min(budget, deadline - anyio.current_time()))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
+from mcprobe.core.isolation import Isolation
 from mcprobe.core.model import JSON, Finding, RawCall, RestartAttempt, ServerSnapshot
 from mcprobe.core.security.proofs import CanarySighting
 
@@ -102,3 +103,12 @@ class WireWatchedTarget(Target, Protocol):
     def canary_sightings(self) -> tuple[CanarySighting, ...]:
         """Where the canary value was seen outside tool answers, in order, deduplicated."""
         ...
+
+
+@runtime_checkable
+class IsolatedTarget(Target, Protocol):
+    """A target that knows how it runs (``core/isolation.py``): a started stdio process, in a
+    sandbox or not; in-memory fakes without it are reported as not recorded."""
+
+    @property
+    def isolation(self) -> Isolation: ...

@@ -24,6 +24,7 @@ from mcprobe.core.client_capabilities import (
     check_client_capabilities,
 )
 from mcprobe.core.errors import UsageError
+from mcprobe.core.isolation import DEFAULT_SANDBOX, NOT_STARTED, SandboxMode, sandbox_mode
 
 Transport = Literal["stdio", "http", "sse"]
 ProtocolChoice = Literal["auto", "handshake", "modern"]
@@ -99,6 +100,10 @@ class TargetSpec:
     # The protocol era: auto (initialize, then 2026-07-28 if initialize is refused), handshake
     # (initialize only) or modern (2026-07-28 only: server/discover + the _meta envelope).
     protocol: ProtocolChoice = "auto"
+    # Isolation of a stdio target (core/isolation.py): auto (where the OS allows), required, off.
+    # ``target_spec`` (every front-end's way in) defaults to auto; the bare dataclass to off, so
+    # tests that watch a target's processes and files from the host build it as it was.
+    sandbox: SandboxMode = "off"
 
     def canary(self) -> tuple[str, str] | None:
         """The canary variable (name, value) planted in a stdio target's environment
@@ -179,6 +184,7 @@ def target_spec(
     url_credentials: bool = True,
     client_capabilities: Sequence[str] | None = None,
     protocol: str = "auto",
+    sandbox: str = DEFAULT_SANDBOX,
 ) -> TargetSpec:
     """A validated ``TargetSpec``; ``UsageError`` (one line, no secret in it) when the target is
     not one. ``transport`` defaults to ``stdio`` for a command and ``http`` for a url; the fields
@@ -186,7 +192,9 @@ def target_spec(
     False also refuses a user:password in the URL (``probe_connect``: a model writes the
     arguments, so credentials belong in ``headers``/``bearer``, which are never echoed).
     ``client_capabilities`` (None: all three; ``()``: none) and ``protocol`` (``PROTOCOL_CHOICES``)
-    apply to every transport and are checked here for every front-end."""
+    apply to every transport and are checked here for every front-end. ``sandbox``
+    (``core.isolation.SANDBOX_MODES``) isolates a stdio target; ``required`` is a usage error
+    for an http/sse target, which mcprobe does not start."""
     if command is not None and url is not None:
         raise UsageError(
             "give either a command (stdio target) or a url (http/sse target), not both"
@@ -203,6 +211,7 @@ def target_spec(
         if not value > 0:
             raise UsageError(f"{name} must be a positive number of seconds, got {value!r}")
     era = _protocol(protocol)
+    isolation = _sandbox(sandbox, kind)
     declared = _declared(client_capabilities)
     given = {
         "command": command is not None,
@@ -238,6 +247,7 @@ def target_spec(
             call_timeout=call_timeout,
             client_capabilities=declared,
             protocol=era,
+            sandbox=isolation,
         )
     assert url is not None  # checked above
     _check_url(url, credentials=url_credentials)
@@ -251,6 +261,13 @@ def target_spec(
         client_capabilities=declared,
         protocol=era,
     )
+
+
+def _sandbox(value: object, kind: TransportKind) -> SandboxMode:
+    mode = sandbox_mode(value)
+    if mode == "required" and kind.needs == "url":
+        raise UsageError(f"sandbox required: {NOT_STARTED}")
+    return mode
 
 
 def _declared(names: Sequence[str] | None) -> tuple[str, ...]:

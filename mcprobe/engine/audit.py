@@ -36,7 +36,12 @@ from mcprobe.core.score.dimensions import score_server
 from mcprobe.core.score.surface import apply_surface
 from mcprobe.core.security.proofs import canary_findings, echo_findings, sighting_findings
 from mcprobe.core.security.results import credential_findings, exposed_values
-from mcprobe.core.target_protocol import RequestTarget, Target, WireWatchedTarget
+from mcprobe.core.target_protocol import (
+    IsolatedTarget,
+    RequestTarget,
+    Target,
+    WireWatchedTarget,
+)
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.core.version import __version__
 from mcprobe.engine.attack_probes import answer_security
@@ -47,7 +52,12 @@ from mcprobe.engine.security_watch import WatchedTarget, observations, relisting
 from mcprobe.engine.timeline import LOGGER, phase
 from mcprobe.report.build import build_report
 from mcprobe.report.deaths import death_notes
-from mcprobe.report.model import ConformanceReport, TargetOut, describe_target
+from mcprobe.report.model import (
+    ConformanceReport,
+    TargetOut,
+    describe_isolation,
+    describe_target,
+)
 from mcprobe.report.pinning import Lock, drift_against
 from mcprobe.report.redact import Redactor
 from mcprobe.report.render.markdown import render_markdown
@@ -118,6 +128,10 @@ async def run_audit(
     and the eras the target speaks. ``avoid_paths``: where the target's own files are (its
     arguments and working directory); the attack probes plant their file outside them."""
     options = options or AuditOptions()
+    if target_out is not None and isinstance(target, IsolatedTarget):
+        target_out = target_out.model_copy(
+            update={"isolation": describe_isolation(target.isolation)}
+        )
     if deadline is None:
         deadline = options.deadline()
     if progress is not None and secrets:

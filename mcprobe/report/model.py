@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
 from mcprobe.core.client_capabilities import describe_capabilities
+from mcprobe.core.isolation import Isolation
 from mcprobe.core.schema.safe_json import safe_value
 from mcprobe.core.target_spec import CANARY_PREFIX, TargetSpec, Transport, scrub
 from mcprobe.core.verdicts import bystander_verdicts, call_verdicts, protocol_probe_verdicts
@@ -268,6 +269,40 @@ class TargetDeathOut(WireModel):
     restarts: list[RestartOut] = Field(default_factory=list)
 
 
+class IsolationOut(WireModel):
+    """How a stdio target ran (core/isolation.py): in a sandbox, or not and why."""
+
+    mode: Literal["auto", "required", "off"] = Field(description="the --sandbox mode asked for")
+    isolated: bool
+    tool: str | None = Field(default=None, description="e.g. 'bubblewrap 0.8.0'")
+    reason: str | None = Field(default=None, description="why not isolated (null: isolated)")
+    copies: list[str] = Field(
+        default_factory=list, description="paths the target got as private writable copies"
+    )
+    read_only: list[str] = Field(
+        default_factory=list, description="named paths bound read-only (too large to copy)"
+    )
+    hidden: list[str] = Field(
+        default_factory=list, description="secret places of the home that the target cannot read"
+    )
+    limits: str | None = Field(default=None, description="resource limits inside the sandbox")
+    summary: str = Field(description="one line, as the Markdown report shows it")
+
+
+def describe_isolation(isolation: Isolation) -> IsolationOut:
+    return IsolationOut(
+        mode=isolation.mode,
+        isolated=isolation.isolated,
+        tool=isolation.tool,
+        reason=isolation.reason or None,
+        copies=list(isolation.copies),
+        read_only=list(isolation.read_only),
+        hidden=list(isolation.hidden),
+        limits=isolation.limits.describe() if isolation.limits is not None else None,
+        summary=isolation.summary(),
+    )
+
+
 class TargetOut(WireModel):
     """How the target was reached, with every secret removed (no header values, no bearer,
     no env values: only their names)."""
@@ -283,6 +318,9 @@ class TargetOut(WireModel):
     client_capabilities: list[str] = Field(
         default_factory=list,
         description="what mcprobe declared in initialize and how it answers those requests",
+    )
+    isolation: IsolationOut | None = Field(
+        default=None, description="how the target ran: sandboxed or not (null: not recorded)"
     )
 
 

@@ -458,6 +458,7 @@ def spec_from_input(args: ConnectInput) -> TargetSpec:
         url_credentials=False,
         client_capabilities=args.client_capabilities,
         protocol=args.protocol,
+        sandbox=args.sandbox,
     )
 
 

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field
 
 from mcprobe.core.client_capabilities import ClientCapability
+from mcprobe.core.isolation import SandboxMode
 from mcprobe.core.target_spec import ProtocolChoice, Transport
 from mcprobe.report.formats import ReportFormat, expected_names
 from mcprobe.report.model import (
@@ -93,6 +94,14 @@ class ConnectInput(ToolInput):
         description="Protocol era, like the CLI's --protocol: handshake (initialize), modern "
         "(2026-07-28: server/discover and per-request _meta), or auto (initialize, then "
         "2026-07-28 if initialize is refused).",
+    )
+    sandbox: SandboxMode = Field(
+        default="auto",
+        description="Isolation of a stdio target, like the CLI's --sandbox: auto (default: a "
+        "bubblewrap sandbox where the OS allows it: no network beyond loopback, host files "
+        "read-only, private copies of its cwd and of the paths in its args and env, a fresh "
+        "HOME, its own PID namespace, resource limits), required (an error where no isolation "
+        "is possible), off (the server runs with your rights). HTTP targets are never isolated.",
     )
 
 

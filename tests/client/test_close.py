@@ -58,7 +58,7 @@ def test_the_cli_writes_the_report_and_leaves_no_target_that_ignores_stdin_eof(
 ) -> None:
     pidfile = tmp_path / "pid"
     out, err = io.StringIO(), io.StringIO()
-    argv = ["audit", "--fuzz", "--format", "md", "--", sys.executable, FRAGILE]
+    argv = ["audit", "--sandbox", "off", "--fuzz", "--format", "md", "--", sys.executable, FRAGILE]
     code = run([*argv, "tools=healthy_a", "ignore_eof", f"pidfile={pidfile}"], out, err)
     assert code == EXIT_OK, err.getvalue()
     assert out.getvalue().startswith("# mcprobe conformance report")
@@ -71,7 +71,9 @@ def test_a_bad_close_grace_is_a_usage_error_before_anything_starts(
     pidfile = tmp_path / "pid"
     monkeypatch.setenv("MCPROBE_CLOSE_GRACE", "soon")
     out, err = io.StringIO(), io.StringIO()
-    code = run(["audit", "--", sys.executable, FRAGILE, f"pidfile={pidfile}"], out, err)
+    code = run(
+        ["audit", "--sandbox", "off", "--", sys.executable, FRAGILE, f"pidfile={pidfile}"], out, err
+    )
     assert code == EXIT_USAGE
     assert "MCPROBE_CLOSE_GRACE" in err.getvalue()
     assert not pidfile.exists()  # the target was never started

@@ -113,7 +113,8 @@ def test_a_sigkilled_cli_audit_takes_its_stubborn_target_and_all_its_descendants
     tmp_path: Path,
 ) -> None:
     pidfile = tmp_path / "pids"
-    argv = [sys.executable, "-m", "mcprobe.cli", "audit", "--connect-timeout", "120", "--"]
+    argv = [sys.executable, "-m", "mcprobe.cli", "audit", "--sandbox", "off"]  # host pids
+    argv += ["--connect-timeout", "120", "--"]
     argv += [sys.executable, RAW, "silent", *STUBBORN, f"pidfile={pidfile}"]
     with started(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as audit:
         assert_sigkill_leaves_nothing(audit, pidfile)
@@ -156,7 +157,11 @@ def test_a_sigkilled_mcp_server_takes_its_connected_stubborn_target_along(tmp_pa
         _rpc_line(server, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
         _reply(server, 1, 60)
         _rpc_line(server, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-        arguments = {"command": sys.executable, "args": [RAW, *STUBBORN, f"pidfile={pidfile}"]}
+        arguments = {
+            "command": sys.executable,
+            "args": [RAW, *STUBBORN, f"pidfile={pidfile}"],
+            "sandbox": "off",  # the pidfile and its pids are the host's
+        }
         params = {"name": "probe_connect", "arguments": arguments}
         _rpc_line(server, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params})
         connected = _reply(server, 2, 60)

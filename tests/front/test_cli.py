@@ -241,6 +241,8 @@ def test_a_target_that_never_answers_initialize_exits_2_within_the_timeout_leavi
     started = time.monotonic()
     code, _, err = _run(
         "audit",
+        "--sandbox",
+        "off",
         "--connect-timeout",
         "1",
         *_target("--hang-initialize", "--spawn-child", str(pids_file)),
@@ -316,7 +318,9 @@ def test_a_target_started_early_is_gone_with_its_child_when_interrupted_before_a
     monkeypatch.setattr(cli, "_prespawn", prespawn)
     monkeypatch.setattr(cli, "_invocation", interrupted_while_importing)
     # --hang-initialize ignores EOF and SIGTERM; --spawn-child starts a grandchild in its group.
-    code, _, err = _run("audit", *_target("--hang-initialize", "--spawn-child", str(pids_file)))
+    code, _, err = _run(
+        "audit", "--sandbox", "off", *_target("--hang-initialize", "--spawn-child", str(pids_file))
+    )
     assert code == 130
     assert "interrupted" in err
     leader, child = (int(pid) for pid in pids_file.read_text().split())
@@ -532,6 +536,7 @@ def _normalised(report_json: str) -> ConformanceReport:
     interpreter path, and the embedded Markdown (golden-tested on its own)."""
     data = json.loads(report_json)
     data["target"]["command"] = "python"
+    data["target"]["isolation"] = None  # this machine's paths and sandbox (test_sandbox.py)
     data["markdown"] = None
     data["notes"] = [normalise_canary(n) for n in data["notes"]]
     for result in [*data["fuzz"], data["unknownToolProbe"], data.get("nonObjectProbe")]:

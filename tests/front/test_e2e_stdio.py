@@ -27,6 +27,7 @@ def normalise(report: dict[str, Any]) -> dict[str, Any]:
             result["latencyMs"] = 0
     report["target"]["command"] = "<python>"
     report["target"]["cwd"] = "<checkout>"
+    report["target"]["isolation"] = None
     report["markdown"] = normalise_markdown(report["markdown"])
     report["notes"] = [normalise_canary(n) for n in report["notes"]]
     return report

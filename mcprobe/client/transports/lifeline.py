@@ -77,11 +77,12 @@ _WATCH_CODE = (
 # --------------------------------------------------------------------------- in the child
 
 
-def target_preexec() -> Callable[[], None] | None:
+def target_preexec(limits: Sequence[tuple[int, int]] = ()) -> Callable[[], None] | None:
     """The ``preexec_fn`` of every stdio target: child subreaper, SIGKILL when the parent (the
     forking thread) goes, and an exit if mcprobe already went. None off Linux or when libc
     cannot be loaded. libc and ``prctl`` are resolved here, in the parent, so the function run
-    between ``fork`` and ``exec`` makes foreign calls only."""
+    between ``fork`` and ``exec`` makes foreign calls only. ``limits`` are ``(RLIMIT_*, value)``
+    pairs set (soft and hard) before the exec: the sandbox's resource limits."""
     if not _LINUX:
         return None
     try:
@@ -91,8 +92,12 @@ def target_preexec() -> Callable[[], None] | None:
     except (OSError, AttributeError):
         return None
     parent = os.getpid()
+    setrlimit = _setrlimit() if limits else None
 
     def prepare() -> None:
+        if setrlimit is not None:
+            for resource, value in limits:
+                setrlimit(resource, (value, value))
         prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
         prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
         if os.getppid() != parent:  # mcprobe died before the prctl: nobody to send the signal
@@ -144,8 +149,20 @@ def _on_spawner(job: Callable[[], Any]) -> Any:
     return spawner.run(job)
 
 
+def _setrlimit() -> Callable[[int, tuple[int, int]], None] | None:
+    try:
+        import resource  # only here: the CLI imports this module before its heavy imports
+    except ImportError:
+        return None
+    return resource.setrlimit
+
+
 def popen_target(
-    argv: Sequence[str], *, env: dict[str, str], cwd: str | None
+    argv: Sequence[str],
+    *,
+    env: dict[str, str],
+    cwd: str | None,
+    limits: Sequence[tuple[int, int]] = (),
 ) -> subprocess.Popen[bytes]:
     """Start a stdio target: its own session (so its own process group), pipes on all three
     streams, ``target_preexec`` (forked on a thread that outlives it), registered with the
@@ -162,7 +179,7 @@ def popen_target(
             env=env,
             cwd=cwd,
             start_new_session=True,
-            preexec_fn=target_preexec(),
+            preexec_fn=target_preexec(limits),
         )
 
     popen = fork() if threading.current_thread() is threading.main_thread() else _on_spawner(fork)

@@ -62,7 +62,10 @@ from mcp_types import RequestId
 
 from mcprobe.client.canary_watch import CanaryWatch
 from mcprobe.client.transports.descendants import SCAN_INTERVAL, DescendantTracker
-from mcprobe.client.transports.lifeline import lifeline, popen_target
+from mcprobe.client.transports.lifeline import lifeline
+from mcprobe.client.transports.sandbox import isolation_of
+from mcprobe.client.transports.sandbox import release as release_sandbox
+from mcprobe.client.transports.sandbox import start as start_sandboxed
 from mcprobe.client.wire_events import (
     DeepMessage,
     InvalidReply,
@@ -72,6 +75,7 @@ from mcprobe.client.wire_events import (
     StdoutNoise,
 )
 from mcprobe.core.errors import ConnectFailed
+from mcprobe.core.isolation import Isolation, SandboxMode
 from mcprobe.core.schema.json_depth import MAX_JSON_DEPTH, format_path, scan_bytes, too_deep
 from mcprobe.core.target_spec import CANARY_PREFIX, scrub
 
@@ -224,6 +228,7 @@ class StdioProcess:
     eof_grace: float = EOF_GRACE  # how long the close waits for an exit on stdin EOF
     stderr_done: anyio.Event = field(default_factory=anyio.Event)  # stderr read to its end
     canary: CanaryWatch = field(default_factory=lambda: CanaryWatch(None))  # canary_watch.py
+    isolation: Isolation | None = None  # the sandbox it runs in (None: started elsewhere)
 
     @property
     def pid(self) -> int:
@@ -272,6 +277,7 @@ def discard_started(popen: subprocess.Popen[bytes]) -> None:
         with suppress(subprocess.TimeoutExpired):
             popen.wait(timeout=KILL_REAP)
     lifeline().release(popen.pid)
+    release_sandbox(popen.pid)
     for pipe in (popen.stdin, popen.stdout, popen.stderr):
         if pipe is not None:
             with suppress(OSError):
@@ -521,19 +527,32 @@ def _start_error(command: str, exc: OSError) -> ConnectFailed:
 
 
 def spawn_target(
-    command: str, args: tuple[str, ...], *, env: dict[str, str], cwd: str | None
+    command: str,
+    args: tuple[str, ...],
+    *,
+    env: dict[str, str],
+    cwd: str | None,
+    sandbox: SandboxMode = "off",
 ) -> subprocess.Popen[bytes]:
     """Start a stdio target the way ``open_stdio`` expects to adopt it: its own session (so its
     own process group), pipes on all three streams, the SDK's minimal environment plus ``env``.
 
-    Raises ``ConnectFailed`` when it cannot be started. ``mcprobe.cli.commands`` starts the target
-    the same way before the heavy imports (``cli._prespawn``, through the same ``popen_target``)."""
+    ``sandbox`` (``core/isolation.py``): in bubblewrap unless ``off`` (``auto``: where it works).
+    Raises ``ConnectFailed`` when it cannot be started, ``UsageError`` when ``sandbox`` is
+    ``required`` and no isolation is possible. ``mcprobe.cli.commands`` starts the target the same
+    way before the heavy imports (``cli._prespawn``, through the same ``sandbox.start``)."""
     if cwd is not None and not os.path.isdir(cwd):
         raise ConnectFailed(f"could not start `{command}`: working directory {cwd!r} not found")
     try:
         # lifeline.py: dies with mcprobe (PDEATHSIG, watchdog); descendants.py: orphans stay in
         # the target's tree.
-        return popen_target([command, *args], env=get_default_environment() | env, cwd=cwd)
+        return start_sandboxed(
+            [command, *args],
+            env=get_default_environment() | env,
+            cwd=cwd,
+            mode=sandbox,
+            named_env=env,
+        )
     except OSError as exc:
         raise _start_error(command, exc) from None
 
@@ -552,6 +571,7 @@ async def open_stdio(  # noqa: C901
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     stderr_tail_bytes: int = DEFAULT_STDERR_TAIL_BYTES,
     started: subprocess.Popen[bytes] | None = None,
+    sandbox: SandboxMode = "off",
 ) -> AsyncIterator[
     tuple[
         StdioProcess,
@@ -567,14 +587,23 @@ async def open_stdio(  # noqa: C901
     the whole process group is stopped (see the module docstring), even when the caller is being
     cancelled.
     """
-    popen = started if started is not None else spawn_target(command, args, env=env, cwd=cwd)
+    if started is None:
+        started = spawn_target(command, args, env=env, cwd=cwd, sandbox=sandbox)
+    popen = started
     try:
         process = _Process(popen)
     except ValueError:
         discard_started(popen)
         raise
     canary = next((v for k, v in env.items() if k.startswith(CANARY_PREFIX)), None)
-    target = StdioProcess(process, command, secrets, stderr_tail_bytes, canary=CanaryWatch(canary))
+    target = StdioProcess(
+        process,
+        command,
+        secrets,
+        stderr_tail_bytes,
+        canary=CanaryWatch(canary),
+        isolation=isolation_of(popen.pid),
+    )
     pgid = process.pid  # start_new_session: the leader's pid is the group id
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](16)
@@ -665,4 +694,5 @@ async def open_stdio(  # noqa: C901
                 tg.cancel_scope.cancel()
     with anyio.CancelScope(shield=True), anyio.move_on_after(KILL_REAP):
         await process.aclose()
+    release_sandbox(pgid)  # the private copies go with the process
     read_recv.close()

@@ -102,6 +102,8 @@ def _header(report: ConformanceReport) -> list[str]:
     if report.target is not None:
         declared = ", ".join(md_text(c, 80) for c in report.target.client_capabilities)
         lines.append(f"- mcprobe declared client capabilities: {declared or 'none'}")
+        if report.target.isolation is not None:
+            lines.append(f"- Isolation: {md_text(report.target.isolation.summary, 1200)}")
     if report.not_graded is not None:
         lines.append(f"- **Overall score: not graded** — {md_text(report.not_graded, 600)}")
     elif report.overall is None:

@@ -1,0 +1,277 @@
+"""Start a stdio target inside bubblewrap (``core/isolation.py`` says what the sandbox is).
+
+This module does the I/O: finds ``bwrap`` and checks once per process that it can build the
+namespaces here (a container without user namespaces cannot), gathers the facts about the paths
+the target names, makes the private copies in a fresh ``0700`` directory, and removes that
+directory when the target is gone (``release``). Standard library only: the CLI starts its
+target through it before the heavy imports.
+
+The process mcprobe holds is bubblewrap's outer process (host pid namespace), which stays in
+the target's process group: ``stdio.py``'s close sequence (EOF, SIGTERM, SIGKILL to the group),
+``descendants.py`` (the host ``/proc`` shows every process of the sandbox with its host pid) and
+``lifeline.py`` (PDEATHSIG and the watchdog on the outer process) keep working unchanged, and
+``--die-with-parent`` plus the PID namespace add the kernel's guarantee: when bubblewrap's
+process goes, everything inside is killed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from mcprobe.core.errors import UsageError
+from mcprobe.core.isolation import (
+    COPY_LIMIT_BYTES,
+    COPY_LIMIT_FILES,
+    ENV_FILE,
+    HOME_ROOTS,
+    SECRET_PLACES,
+    TOOLCHAIN_PLACES,
+    Isolation,
+    Limits,
+    PathFacts,
+    SandboxFacts,
+    SandboxMode,
+    plan_sandbox,
+)
+
+__all__ = ["Prepared", "bwrap_problem", "isolation_of", "prepare", "release", "start"]
+
+_PROBE_TIMEOUT = 10.0
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A target's argv and cwd, wrapped in the sandbox or not, and its copy directory."""
+
+    argv: tuple[str, ...]
+    cwd: str | None
+    isolation: Isolation
+    workdir: str | None = None  # the copies (removed by ``release``)
+
+
+_LOCK = threading.Lock()
+_BY_PID: dict[int, Prepared] = {}
+
+
+@functools.cache
+def _bwrap() -> tuple[str | None, str | None]:
+    """(path, version) of a usable bwrap, or (None, why not). Probed once per process."""
+    path = shutil.which("bwrap")
+    if path is None:
+        return None, "bubblewrap (bwrap) is not installed (Debian: apt-get install bubblewrap)"
+    probe = [path, "--die-with-parent", "--unshare-all", "--ro-bind", "/", "/"]
+    probe += ["--proc", "/proc", "--dev", "/dev", "--", "true"]
+    try:
+        done = subprocess.run(probe, capture_output=True, timeout=_PROBE_TIMEOUT, check=False)
+        version = subprocess.run(
+            [path, "--version"], capture_output=True, timeout=_PROBE_TIMEOUT, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, f"bubblewrap could not be run: {exc}"
+    if done.returncode != 0:
+        why = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return None, "bubblewrap cannot create namespaces here" + (f" ({why[-1]})" if why else "")
+    return path, version.stdout.decode("utf-8", "replace").strip() or "bubblewrap"
+
+
+def bwrap_problem() -> str | None:
+    """Why no sandbox can be made here, or None when bubblewrap works."""
+    if os.name != "posix" or not os.path.exists("/proc/self/ns"):
+        return "isolation needs Linux namespaces (bubblewrap); this OS has none"
+    path, detail = _bwrap()
+    return None if path is not None else detail
+
+
+def _measure(path: str) -> tuple[int, int]:
+    """(bytes, files) under ``path``, stopping once past the copy limits."""
+    if not os.path.isdir(path) or os.path.islink(path):
+        return os.lstat(path).st_size, 1
+    size = files = 0
+    for root, _dirs, names in os.walk(path):
+        for name in names:
+            with contextlib.suppress(OSError):
+                size += os.lstat(os.path.join(root, name)).st_size
+            files += 1
+            if size > COPY_LIMIT_BYTES or files > COPY_LIMIT_FILES:
+                return size, files
+    return size, files
+
+
+def _named_paths(command: str, args: Sequence[str], env: Mapping[str, str], cwd: str) -> list[str]:
+    """The existing paths the target's arguments and env values name (absolute, normalised)."""
+    candidates: list[str] = []
+    for arg in args:
+        candidates.append(arg)
+        if arg.startswith("-") and "=" in arg:
+            candidates.append(arg.split("=", 1)[1])
+    candidates += list(env.values())
+    found: list[str] = []
+    for value in candidates:
+        if not value or "\n" in value or len(value) > 4096:
+            continue
+        if not (value.startswith(("/", "./", "../", "~")) or os.sep in value):
+            continue
+        path = os.path.normpath(os.path.join(cwd, os.path.expanduser(value)))
+        if path != "/" and os.path.lexists(path) and path not in found:
+            found.append(path)
+    return found
+
+
+def _facts(
+    command: str, args: Sequence[str], env: Mapping[str, str], cwd: str, home: str
+) -> SandboxFacts:
+    named: list[PathFacts] = []
+    for path in [cwd, *_named_paths(command, args, env, cwd)]:
+        # The home itself is where the fresh HOME goes (HOME=/root is configuration, not data).
+        if any(n.path == path for n in named) or path in (home, *HOME_ROOTS):
+            continue
+        size, files = _measure(path)
+        named.append(PathFacts(path, os.path.isdir(path), size, files))
+    places = frozenset(
+        p for p in (*TOOLCHAIN_PLACES, *SECRET_PLACES) if os.path.lexists(os.path.join(home, p))
+    )
+    resolved = shutil.which(command) if os.sep not in command else command
+    resolved = os.path.realpath(resolved) if resolved else None
+    env_files = []
+    for item in named:
+        if item.is_dir:
+            with contextlib.suppress(OSError):
+                env_files += [
+                    os.path.join(item.path, n) for n in os.listdir(item.path) if ENV_FILE.match(n)
+                ]
+    return SandboxFacts(
+        home=home,
+        cwd=cwd,
+        named=tuple(named),
+        command=resolved,
+        existing_home_places=places,
+        env_files=tuple(sorted(env_files)),
+        limits=Limits(),
+    )
+
+
+def _ignore(_root: str, names: list[str]) -> set[str]:
+    return {n for n in names if ENV_FILE.match(n) or n in (".ssh", ".aws", ".gnupg", ".netrc")}
+
+
+def _copy(source: str, dest: str) -> None:
+    if os.path.isdir(source) and not os.path.islink(source):
+        shutil.copytree(source, dest, symlinks=True, ignore=_ignore)
+    else:
+        shutil.copy2(source, dest, follow_symlinks=False)
+
+
+def prepare(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    cwd: str | None,
+    mode: SandboxMode,
+    named_env: Mapping[str, str] | None = None,
+) -> Prepared:
+    """The argv to start (bwrap + the target's, or the target's alone), with the copies made.
+    ``env`` is the target's whole environment, ``named_env`` the part the user gave (its path
+    values get copies; default: all of ``env``). ``UsageError`` when ``mode`` is ``required``
+    and no sandbox can be made here."""
+    if mode == "off":
+        return Prepared(tuple(argv), cwd, Isolation("off", False))
+    problem = bwrap_problem()
+    if problem is not None:
+        if mode == "required":
+            raise UsageError(f"sandbox required, but no isolation is possible here: {problem}")
+        return Prepared(tuple(argv), cwd, Isolation(mode, False, reason=problem))
+    bwrap, version = _bwrap()
+    assert bwrap is not None
+    real_cwd = os.path.realpath(cwd or os.getcwd())
+    home = os.path.realpath(env.get("HOME") or os.path.expanduser("~"))
+    facts = _facts(argv[0], argv[1:], env if named_env is None else named_env, real_cwd, home)
+    plan = plan_sandbox(facts)
+    workdir = tempfile.mkdtemp(prefix="mcprobe-sandbox-")
+    try:
+        sources = {}
+        for index, source in enumerate(plan.copies):
+            dest = os.path.join(workdir, str(index))
+            _copy(source, dest)
+            sources[f"{{copy{index}}}"] = dest
+        wrapped = [sources.get(a, a) for a in plan.bwrap_args]
+    except OSError as exc:
+        shutil.rmtree(workdir, ignore_errors=True)
+        if mode == "required":
+            raise UsageError(f"sandbox required, but a private copy failed: {exc}") from None
+        return Prepared(tuple(argv), cwd, Isolation(mode, False, reason=f"copy failed: {exc}"))
+    isolation = Isolation(
+        mode,
+        True,
+        tool=version,
+        copies=plan.copies,
+        read_only=plan.read_only,
+        hidden=plan.hidden,
+        limits=facts.limits,
+    )
+    return Prepared((bwrap, *wrapped, "--", *argv), real_cwd, isolation, workdir)
+
+
+def rlimits(prepared: Prepared) -> tuple[tuple[int, int], ...]:
+    """The ``(RLIMIT_*, value)`` pairs ``popen_target`` sets for a sandboxed target."""
+    limits = prepared.isolation.limits
+    if limits is None:
+        return ()
+    import resource
+
+    return (
+        (resource.RLIMIT_DATA, limits.memory_bytes),
+        (resource.RLIMIT_NPROC, limits.processes),
+        (resource.RLIMIT_FSIZE, limits.file_bytes),
+    )
+
+
+def start(
+    argv: Sequence[str],
+    *,
+    env: dict[str, str],
+    cwd: str | None,
+    mode: SandboxMode,
+    named_env: Mapping[str, str] | None = None,
+) -> subprocess.Popen[bytes]:
+    """Start a stdio target (``lifeline.popen_target``), in the sandbox unless ``mode`` is
+    ``off`` or (``auto``) none can be made. ``UsageError`` for ``required`` without isolation;
+    ``OSError`` when it cannot be started."""
+    from mcprobe.client.transports.lifeline import popen_target
+
+    prepared = prepare(argv, env=env, cwd=cwd, mode=mode, named_env=named_env)
+    try:
+        popen = popen_target(prepared.argv, env=env, cwd=prepared.cwd, limits=rlimits(prepared))
+    except OSError:
+        if prepared.workdir is not None:
+            shutil.rmtree(prepared.workdir, ignore_errors=True)
+        raise
+    adopt(popen.pid, prepared)
+    return popen
+
+
+def adopt(pid: int, prepared: Prepared) -> None:
+    """Remember which sandbox a started process runs in (``isolation_of``, ``release``)."""
+    with _LOCK:
+        _BY_PID[pid] = prepared
+
+
+def isolation_of(pid: int) -> Isolation | None:
+    with _LOCK:
+        prepared = _BY_PID.get(pid)
+    return prepared.isolation if prepared is not None else None
+
+
+def release(pid: int) -> None:
+    """The target is gone: remove its private copies (a no-op for an unknown pid)."""
+    with _LOCK:
+        prepared = _BY_PID.pop(pid, None)
+    if prepared is not None and prepared.workdir is not None:
+        shutil.rmtree(prepared.workdir, ignore_errors=True)

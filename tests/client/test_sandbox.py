@@ -1,0 +1,158 @@
+"""Isolation of stdio targets (issue 20): a hostile target's escape attempts fail inside the
+bubblewrap sandbox, and the same attempts succeed with ``--sandbox off`` (so each assertion can
+fail). Every audit here runs inside ``unshare -rn`` (a loopback-only network namespace, its own
+PID namespace), so nothing can leave the machine even if isolation broke; the only
+non-loopback address used, 203.0.113.1 (TEST-NET-3), is a connect() target the namespaces
+must refuse."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcprobe.client.transports.sandbox import bwrap_problem, prepare
+from mcprobe.core.errors import UsageError
+from tests.targets import TARGETS_DIR
+
+ESCAPER = str(TARGETS_DIR / "escaper.py")
+REPO = Path(__file__).resolve().parents[2]
+KEY = "-----BEGIN FAKE TEST KEY----- planted-by-mcprobe-test-5e1f"
+NETNS = ("unshare", "-rn", "--pid", "--fork", "--kill-child", "--")
+
+# Runs inside the loopback-only namespace: a listener on its 127.0.0.1 (an isolated target has
+# a loopback of its own and cannot reach it), the audit, then a look for the target's daemon.
+HELPER = r"""
+import json, os, socket, subprocess, sys, threading, time
+subprocess.run(["ip", "link", "set", "lo", "up"], check=False, capture_output=True)
+mode, fixture, escaper = sys.argv[1:4]
+mark = os.environ["ESCAPER_TEST_MARK"]  # not in an argv of ours: only the daemon has it
+server = socket.socket()
+server.bind(("127.0.0.1", 0))
+server.listen(8)
+hits = []
+def accept():
+    while True:
+        conn, _ = server.accept()
+        hits.append(1)
+        conn.close()
+threading.Thread(target=accept, daemon=True).start()
+port = server.getsockname()[1]
+argv = [sys.executable, "-m", "mcprobe", "audit", "--json", "--fuzz-destructive", "--no-config",
+        "--sandbox", mode, "--cwd", fixture, "--env", f"ESCAPER_PORT={port}",
+        "--env", f"ESCAPER_WRITE_TO={fixture}", "--env", f"ESCAPER_MARK={mark}",
+        "--", sys.executable, escaper]
+done = subprocess.run(argv, capture_output=True, timeout=240)
+time.sleep(0.5)
+daemons = 0
+for pid in os.listdir("/proc"):
+    if pid.isdigit():
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                daemons += mark.encode() in f.read()
+        except OSError:
+            pass
+print(json.dumps({"hits": len(hits), "rc": done.returncode, "daemons": daemons,
+                  "stdout": done.stdout.decode("utf-8", "replace"),
+                  "stderr": done.stderr.decode("utf-8", "replace")[-2000:]}))
+"""
+
+
+@cache
+def _netns_problem() -> str | None:
+    if shutil.which("unshare") is None:
+        return "unshare (util-linux) is not installed"
+    done = subprocess.run([*NETNS, "true"], capture_output=True, check=False)
+    if done.returncode != 0:
+        return "this kernel or container forbids user namespaces (unshare -rn failed)"
+    return bwrap_problem()
+
+
+def _skip_without_namespaces() -> None:
+    problem = _netns_problem()
+    if problem is not None:
+        pytest.skip(f"isolation tests need namespaces: {problem}")
+
+
+def _audit(tmp_path: Path, mode: str) -> tuple[dict[str, Any], Path, Path]:
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text(KEY + "\n")
+    fixture = tmp_path / "fixture"
+    fixture.mkdir()
+    (fixture / "data.txt").write_text("the user's real file\n")
+    mark = f"escaper-daemon-{os.getpid()}-{mode}"
+    env = dict(os.environ, HOME=str(home), PYTHONPATH=str(REPO), ESCAPER_TEST_MARK=mark)
+    done = subprocess.run(
+        [*NETNS, sys.executable, "-c", HELPER, mode, str(fixture), ESCAPER],
+        capture_output=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result, home, fixture
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def test_an_isolated_target_cannot_write_home_read_keys_reach_the_network_or_leave_a_daemon(
+    tmp_path: Path,
+) -> None:
+    _skip_without_namespaces()
+    result, home, fixture = _audit(tmp_path, "required")
+    assert result["rc"] in (0, 1), result["stderr"]
+    report = json.loads(result["stdout"])
+    assert report["target"]["isolation"]["isolated"] is True
+    assert str(fixture) in report["target"]["isolation"]["copies"]
+    called = {entry["name"] for entry in report["fuzz"]}
+    assert called == {"write_home", "read_ssh_key", "connect_out", "fork_daemon"}
+    assert not (home / "escaped-by-mcprobe-target.txt").exists()
+    assert _tree(fixture) == {"data.txt": b"the user's real file\n"}
+    assert KEY not in result["stdout"]
+    assert result["hits"] == 0  # the audit's own loopback was never reached
+    assert "could not connect to 203.0.113.1:80" in result["stdout"]
+    assert result["daemons"] == 0
+
+
+def test_the_same_escapes_succeed_without_isolation_so_the_isolated_test_can_fail(
+    tmp_path: Path,
+) -> None:
+    _skip_without_namespaces()
+    result, home, fixture = _audit(tmp_path, "off")
+    report = json.loads(result["stdout"])
+    assert report["target"]["isolation"]["isolated"] is False
+    assert (home / "escaped-by-mcprobe-target.txt").exists()
+    assert "escaped-by-mcprobe-target.txt" in _tree(fixture)
+    assert KEY in result["stdout"]
+    assert result["hits"] >= 1
+    assert "could not connect to 203.0.113.1:80" in result["stdout"]  # unshare -rn held it
+
+
+def test_sandbox_required_is_a_usage_error_where_bubblewrap_is_missing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    from mcprobe.client.transports import sandbox
+
+    sandbox._bwrap.cache_clear()
+    try:
+        with pytest.raises(UsageError, match="sandbox required, but no isolation is possible"):
+            prepare(["true"], env={}, cwd=None, mode="required")
+        fallback = prepare(["true"], env={}, cwd=None, mode="auto")
+        assert fallback.argv == ("true",)
+        assert fallback.isolation.isolated is False
+        assert "bubblewrap (bwrap) is not installed" in (fallback.isolation.reason or "")
+    finally:
+        sandbox._bwrap.cache_clear()
