@@ -80,6 +80,7 @@ async def _run_pipeline(
     max_tools: int,
     tools: Sequence[str] | None,
     concurrency: int | None,
+    skip_tools: Sequence[str] = (),
     overall_timeout: float | None,
     progress: ProgressCallback | None,
     started: subprocess.Popen[bytes] | None = None,
@@ -103,6 +104,8 @@ async def _run_pipeline(
     }
     if tools is not None:
         values["include"] = tuple(tools)
+    if skip_tools:
+        values["skip_tools"] = tuple(skip_tools)
     if concurrency is not None:
         values["concurrency"] = concurrency
     if overall_timeout is not None:
@@ -140,6 +143,7 @@ async def audit_stdio(
     fuzz_destructive: bool = False,
     max_tools: int = 50,
     tools: Sequence[str] | None = None,
+    skip_tools: Sequence[str] = (),
     timeout: float = 30.0,
     connect_timeout: float = 30.0,
     concurrency: int | None = None,
@@ -159,7 +163,9 @@ async def audit_stdio(
     ``--secret-env``), is also redacted from everything the target sends back. ``fuzz`` calls
     the tools: only those annotated ``readOnlyHint: true``, unless ``fuzz_writes`` (also
     ``destructiveHint: false`` tools: additive writes) or ``fuzz_destructive`` (every tool);
-    both imply ``fuzz``; ``tools`` restricts fuzzing to those names. ``examples``: tool name →
+    both imply ``fuzz``; ``tools`` restricts fuzzing to those names. Inside the sandbox
+    (``sandbox``) every tool is called whatever its annotations, except ``skip_tools``.
+    ``examples``: tool name →
     one argument object or a list of them, the valid calls (provenance ``user``) and the base of
     the malformed ones; each is checked against its tool's schema first (``UsageError`` naming
     the tool and the schema error, or an unknown tool). ``timeout`` is per call.
@@ -197,6 +203,7 @@ async def audit_stdio(
         fuzz_destructive=fuzz_destructive,
         max_tools=max_tools,
         tools=tools,
+        skip_tools=skip_tools,
         concurrency=concurrency,
         overall_timeout=overall_timeout,
         progress=progress,
@@ -216,6 +223,7 @@ async def audit_url(
     fuzz_destructive: bool = False,
     max_tools: int = 50,
     tools: Sequence[str] | None = None,
+    skip_tools: Sequence[str] = (),
     timeout: float = 30.0,
     connect_timeout: float = 30.0,
     concurrency: int | None = None,
@@ -248,6 +256,7 @@ async def audit_url(
         fuzz_destructive=fuzz_destructive,
         max_tools=max_tools,
         tools=tools,
+        skip_tools=skip_tools,
         concurrency=concurrency,
         overall_timeout=overall_timeout,
         progress=progress,

@@ -294,6 +294,13 @@ def _add_audit_arguments(p: _Parser) -> None:
     )
     p.add_argument("--tools", type=_tool_names, metavar="A,B", help="fuzz only these tools")
     p.add_argument(
+        "--skip-tools",
+        type=_tool_names,
+        metavar="A,B",
+        help="never call these tools (isolated or not: inside the sandbox every other tool is "
+        "called)",
+    )
+    p.add_argument(
         "--examples",
         type=_examples_file,
         metavar="FILE",
@@ -452,6 +459,7 @@ class AuditInvocation:
     fuzz_destructive: bool
     max_tools: int
     tools: tuple[str, ...] | None
+    skip_tools: tuple[str, ...]
     concurrency: int | None
     overall_timeout: float | None
     output_format: str
@@ -648,6 +656,7 @@ def _invocation(args: _AuditArgs) -> AuditInvocation:
         fuzz_destructive=ns.fuzz_destructive,
         max_tools=ns.max_tools or DEFAULT_MAX_TOOLS,
         tools=tuple(ns.tools) if ns.tools else None,
+        skip_tools=tuple(ns.skip_tools or ()),
         concurrency=ns.concurrency,
         overall_timeout=ns.overall_timeout,
         output_format=args.output_format,
@@ -859,6 +868,7 @@ async def run_invocation(
         fuzz_destructive=invocation.fuzz_destructive,
         max_tools=invocation.max_tools,
         tools=invocation.tools,
+        skip_tools=invocation.skip_tools,
         concurrency=invocation.concurrency,
         overall_timeout=invocation.overall_timeout,
         progress=progress,

@@ -10,6 +10,7 @@
     max-tools = 20                #       tools = ["a", "b"], format = "md", fuzz-writes,
                                   #       fuzz-destructive
     sandbox = "required"          # like --sandbox: auto (default) | required | off
+    skip-tools = ["send_email"]   # like --skip-tools: never called, isolated or not
     examples = "examples.json"    # like --examples FILE; relative to this file; used with fuzz
     [gates]
     fail-under = 80
@@ -123,6 +124,7 @@ def _models() -> Any:
         fuzz_destructive: bool | None = None
         max_tools: int | None = Field(default=None, ge=1)
         tools: list[str] | None = None
+        skip_tools: list[str] | None = None
         timeout: float | None = Field(default=None, gt=0)
         connect_timeout: float | None = Field(default=None, gt=0)
         overall_timeout: float | None = Field(default=None, gt=0)
@@ -270,7 +272,7 @@ def apply_defaults(ns: argparse.Namespace, config: ProjectConfig, given: Sequenc
             continue
         if dest == "fail_on_regression" and getattr(ns, "baseline", None) is None:
             continue  # the gate of the file waits for a --baseline; without one it is idle
-        if dest == "tools":
+        if dest in ("tools", "skip_tools"):
             value = list(value)
         setattr(ns, dest, value)
     # The file's examples wait for fuzzing, like its fail-on-regression for a --baseline: a run

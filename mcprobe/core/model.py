@@ -271,6 +271,7 @@ class Coverage:
     total_tools: int
     fuzzed_tools: tuple[str, ...]
     skipped: tuple[SkippedTool, ...]
+    called: tuple[SkippedTool, ...] = ()  # each fuzzed tool with why it was called
 
 
 @dataclass(frozen=True)

@@ -85,6 +85,7 @@ class AuditOptions:
     fuzz_writes: bool = False
     fuzz_destructive: bool = False
     include: tuple[str, ...] | None = None
+    skip_tools: tuple[str, ...] = ()  # never called, isolated or not (--skip-tools)
     concurrency: int = DEFAULT_CONCURRENCY
     call_timeout: float | None = None
     overall_timeout: float | None = None
@@ -151,6 +152,8 @@ async def run_audit(
                 fuzz_writes=options.fuzz_writes,
                 fuzz_destructive=options.fuzz_destructive,
                 include=options.include,
+                isolated=isinstance(target, IsolatedTarget) and target.isolation.isolated,
+                skip=options.skip_tools,
                 concurrency=options.concurrency,
                 call_timeout=options.call_timeout,
                 deadline=deadline,

@@ -380,8 +380,13 @@ async def run_fuzz(
     progress: ProgressCallback | None = None,
     examples: Mapping[str, Sequence[JSON]] | None = None,
     discovered: Mapping[str, tuple[JSON, ...]] | None = None,
+    isolated: bool = False,
+    skip: Sequence[str] = (),
 ) -> FuzzRun:
     """Fuzz the selected ``tools`` (raw definitions as listed) of ``target``.
+
+    ``isolated``: the target runs in the sandbox, so every tool is called (``skip`` excepted);
+    otherwise the consent levels choose (``core/cases/selection.py``).
 
     ``call_timeout`` is passed to every call (None: the target's own per-call default).
     ``examples``: tool name → the user's argument objects for it (checked by the caller).
@@ -396,6 +401,8 @@ async def run_fuzz(
         fuzz_writes=fuzz_writes,
         fuzz_destructive=fuzz_destructive,
         include=include,
+        isolated=isolated,
+        skip=skip,
     )
     given = examples or {}
     tool_cases = tuple(
@@ -463,6 +470,10 @@ async def run_fuzz(
             total_tools=len(tools),
             fuzzed_tools=selection.selected_names,
             skipped=tuple(skipped),
+            called=tuple(
+                SkippedTool(name, why)
+                for name, why in zip(selection.selected_names, selection.why_called, strict=True)
+            ),
         ),
         tool_cases=tool_cases,
         unknown_tool_probe=probe

@@ -35,6 +35,7 @@ from mcprobe.core.verdicts import (
 from mcprobe.report.deaths import deaths_out
 from mcprobe.report.fix_plan import plan_fixes
 from mcprobe.report.model import (
+    CalledToolOut,
     ConformanceReport,
     CoverageOut,
     CriticalOut,
@@ -249,6 +250,7 @@ def build_report(
             fuzzed_tools=len(fuzz.coverage.fuzzed_tools),
             fuzzed=list(fuzz.coverage.fuzzed_tools),
             skipped=[SkippedToolOut(tool=s.tool, reason=s.reason) for s in fuzz.coverage.skipped],
+            called=[CalledToolOut(tool=c.tool, reason=c.reason) for c in fuzz.coverage.called],
         )
         fuzz_summary = summarise_fuzz(fuzz_results)
         if fuzz.unknown_tool_probe is not None:

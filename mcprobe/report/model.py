@@ -94,11 +94,19 @@ class SkippedToolOut(WireModel):
     reason: str
 
 
+class CalledToolOut(WireModel):
+    tool: str
+    reason: str = Field(description="why it was called: the isolation, or the consent given")
+
+
 class CoverageOut(WireModel):
     total_tools: int
     fuzzed_tools: int
     fuzzed: list[str]
     skipped: list[SkippedToolOut]
+    called: list[CalledToolOut] = Field(
+        default_factory=list, description="each fuzzed tool with why it was called"
+    )
 
 
 class FuzzResultOut(WireModel):

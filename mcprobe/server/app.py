@@ -204,6 +204,7 @@ async def probe_fuzz(
         fuzz_writes=args.fuzz_writes,
         fuzz_destructive=args.fuzz_destructive,
         include=tuple(args.tools) if args.tools is not None else None,
+        skip_tools=tuple(args.skip_tools or ()),
         concurrency=args.concurrency,
         examples=normalise_examples(args.examples) if args.examples else {},
     )
@@ -237,6 +238,7 @@ def _report_options(args: ReportOptions) -> AuditOptions:
         max_tools=DEFAULT_MAX_TOOLS if args.max_tools is None else args.max_tools,
         fuzz_writes=args.fuzz_writes,
         fuzz_destructive=args.fuzz_destructive,
+        skip_tools=tuple(args.skip_tools or ()),
         concurrency=args.concurrency,
         lock=None if args.lock is None else parse_lock(json.dumps(args.lock), "lock"),
         surface=args.surface,

@@ -128,6 +128,11 @@ class FuzzInput(ToolInput):
     tools: list[str] | None = Field(
         default=None, description="Only fuzz these tools (names as listed by the target)."
     )
+    skip_tools: list[str] | None = Field(
+        default=None,
+        description="Never call these tools. Inside the sandbox (an isolated stdio target) "
+        "every other tool is called; without isolation the consent inputs decide.",
+    )
     examples: dict[str, dict[str, Any] | list[dict[str, Any]]] | None = Field(
         default=None,
         description="Realistic arguments per tool: tool name -> one argument object or a list of "
@@ -160,6 +165,11 @@ class ReportOptions(ToolInput):
         default=False,
         description="With fuzz: consent to call every tool, including ones that may be "
         "destructive (implies fuzzWrites).",
+    )
+    skip_tools: list[str] | None = Field(
+        default=None,
+        description="With fuzz: never call these tools. Inside the sandbox (an isolated stdio "
+        "target) every other tool is called; without isolation the consent inputs decide.",
     )
     examples: dict[str, dict[str, Any] | list[dict[str, Any]]] | None = Field(
         default=None,

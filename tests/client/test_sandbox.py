@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from mcprobe.client.transports.sandbox import bwrap_problem, prepare
+from mcprobe.core.cases.selection import CALLED_ISOLATED
 from mcprobe.core.errors import UsageError
 from tests.targets import TARGETS_DIR
 
@@ -45,7 +46,8 @@ def accept():
         conn.close()
 threading.Thread(target=accept, daemon=True).start()
 port = server.getsockname()[1]
-argv = [sys.executable, "-m", "mcprobe", "audit", "--json", "--fuzz-destructive", "--no-config",
+consent = "--fuzz" if mode != "off" else "--fuzz-destructive"  # isolated: --fuzz calls all
+argv = [sys.executable, "-m", "mcprobe", "audit", "--json", consent, "--no-config",
         "--sandbox", mode, "--cwd", fixture, "--env", f"ESCAPER_PORT={port}",
         "--env", f"ESCAPER_WRITE_TO={fixture}", "--env", f"ESCAPER_MARK={mark}",
         "--", sys.executable, escaper]
@@ -116,8 +118,9 @@ def test_an_isolated_target_cannot_write_home_read_keys_reach_the_network_or_lea
     report = json.loads(result["stdout"])
     assert report["target"]["isolation"]["isolated"] is True
     assert str(fixture) in report["target"]["isolation"]["copies"]
-    called = {entry["name"] for entry in report["fuzz"]}
+    called = {entry["name"] for entry in report["fuzz"]}  # plain --fuzz: isolation is consent
     assert called == {"write_home", "read_ssh_key", "connect_out", "fork_daemon"}
+    assert {c["reason"] for c in report["coverage"]["called"]} == {CALLED_ISOLATED}
     assert not (home / "escaped-by-mcprobe-target.txt").exists()
     assert _tree(fixture) == {"data.txt": b"the user's real file\n"}
     assert KEY not in result["stdout"]

@@ -5,8 +5,12 @@ from __future__ import annotations
 import pytest
 
 from mcprobe.core.cases.selection import (
+    CALLED_ISOLATED,
+    CALLED_READ_ONLY,
+    CALLED_WRITES,
     NEEDS_DESTRUCTIVE,
     NEEDS_WRITES,
+    SKIPPED_BY_USER,
     ConsentLevel,
     Selection,
     consent_level,
@@ -233,3 +237,33 @@ def test_task_only_tool_does_not_use_up_max_tools() -> None:
     sel = select_tools([needs_task, tool("b", READ_ONLY)], max_tools=1)
     assert sel.selected_names == ("b",)
     assert "beyond" not in reasons(sel)["research"]
+
+
+def test_isolated_every_tool_is_selected_whatever_its_annotations_and_says_why() -> None:
+    tools = [
+        tool("r", READ_ONLY),
+        tool("w", NOT_DESTRUCTIVE),
+        tool("d"),
+        tool("x", {"destructiveHint": True}),
+    ]
+    sel = select_tools(tools, isolated=True)
+    assert sel.selected_names == ("r", "w", "d", "x")
+    assert set(sel.why_called) == {CALLED_ISOLATED}
+    assert sel.skipped == ()
+
+
+def test_without_isolation_the_consent_levels_still_choose_and_each_call_names_its_consent() -> (
+    None
+):
+    tools = [tool("r", READ_ONLY), tool("w", NOT_DESTRUCTIVE), tool("d")]
+    sel = select_tools(tools, fuzz_writes=True)
+    assert sel.selected_names == ("r", "w")
+    assert sel.why_called == (CALLED_READ_ONLY, CALLED_WRITES)
+    assert reasons(sel) == {"d": NEEDS_DESTRUCTIVE}
+
+
+def test_skip_tools_are_never_called_even_isolated_or_read_only() -> None:
+    tools = [tool("r", READ_ONLY), tool("d"), tool("e")]
+    sel = select_tools(tools, isolated=True, skip=("r", "e"))
+    assert sel.selected_names == ("d",)
+    assert reasons(sel) == {"r": SKIPPED_BY_USER, "e": SKIPPED_BY_USER}

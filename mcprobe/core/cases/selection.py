@@ -15,6 +15,14 @@ of three levels (``consent_level``), read from JSON booleans only:
 - ``destructive``: everything else: needs ``fuzz_destructive`` (``--fuzz-destructive``,
   ``fuzzDestructive: true``), which implies writes.
 
+**Isolation first** (SPEC §5 Safety, ``core/isolation.py``): when the target runs isolated (a
+stdio target in the sandbox), its effects stay in private copies inside a namespace with no
+network, so every tool is called whatever its level (``isolated=True``). The consent levels
+apply only without isolation (``--sandbox off``, no sandbox possible, an HTTP target).
+``skip`` names tools the user does not want called at all (``--skip-tools``, tool input
+``skipTools``), isolated or not. Every selected tool carries why it was called
+(``Selection.why_called``), every other tool why not.
+
 The skip reason is the same sentence for every tool of one level, so the report can name each
 level's skipped tools once, grouped. Naming a tool in ``include`` narrows the selection, it is
 not consent.
@@ -29,7 +37,8 @@ Rules, in the order they are applied to each tool:
 4. a tool whose definition says ``execution: {taskSupport: "required"}`` is skipped, consent or
    not: MCP 2025-11-25 lets such a tool refuse a plain ``tools/call`` (it must be called as a
    task), and mcprobe sends plain calls, so every case would measure the refusal, not the tool;
-5. a tool above the consented level is skipped with its level's reason;
+5. a tool named in ``skip`` is skipped (the user's choice);
+   without isolation, a tool above the consented level is skipped with its level's reason;
 6. the remaining tools are selected in listing order up to ``max_tools``; the rest are skipped.
 """
 
@@ -46,6 +55,7 @@ __all__ = [
     "NEEDS_DESTRUCTIVE",
     "NEEDS_WRITES",
     "NOT_REQUESTED",
+    "SKIPPED_BY_USER",
     "TASK_REQUIRED",
     "UNKNOWN_REQUESTED",
     "ConsentLevel",
@@ -70,6 +80,11 @@ NEEDS_DESTRUCTIVE = (
     "fuzzDestructive: true (CLI --fuzz-destructive) to call it"
 )
 NOT_REQUESTED = "not in the requested tools"
+SKIPPED_BY_USER = "named in skipTools (CLI --skip-tools)"
+CALLED_ISOLATED = "isolated: every tool is called inside the sandbox (its effects stay there)"
+CALLED_READ_ONLY = "read-only (readOnlyHint: true)"
+CALLED_WRITES = "additive writes (destructiveHint: false), with fuzzWrites consent"
+CALLED_DESTRUCTIVE = "may be destructive, with fuzzDestructive consent"
 UNKNOWN_REQUESTED = "requested, but the server lists no tool of that name"
 TASK_REQUIRED = (
     'requires task-augmented calls (execution.taskSupport: "required", MCP 2025-11-25 tasks); '
@@ -85,6 +100,7 @@ class Selection:
     selected: tuple[JSON, ...]
     skipped: tuple[SkippedTool, ...]
     unknown_included: tuple[str, ...]
+    why_called: tuple[str, ...] = ()  # one reason per selected tool (same order)
 
     @property
     def selected_names(self) -> tuple[str, ...]:
@@ -131,6 +147,20 @@ def consent_problem(
     return NEEDS_DESTRUCTIVE
 
 
+def called_because(
+    tool: dict[str, JSON], *, isolated: bool, fuzz_writes: bool, fuzz_destructive: bool
+) -> str:
+    """Why a selected tool is called: the isolation, or the consent its level needed."""
+    if isolated:
+        return CALLED_ISOLATED
+    level = consent_level(tool)
+    if level is ConsentLevel.READ_ONLY:
+        return CALLED_READ_ONLY
+    if level is ConsentLevel.WRITES and fuzz_writes and not fuzz_destructive:
+        return CALLED_WRITES
+    return CALLED_WRITES if level is ConsentLevel.WRITES else CALLED_DESTRUCTIVE
+
+
 def select_tools(
     tools: Sequence[JSON],
     *,
@@ -138,6 +168,8 @@ def select_tools(
     fuzz_writes: bool = False,
     fuzz_destructive: bool = False,
     include: Sequence[str] | None = None,
+    isolated: bool = False,
+    skip: Sequence[str] = (),
 ) -> Selection:
     """Choose the tools to fuzz, in listing order, and say why every other tool was skipped.
 
@@ -155,6 +187,8 @@ def select_tools(
     wanted_set = set(wanted) if wanted is not None else None
 
     selected: list[JSON] = []
+    why: list[str] = []
+    skip_set = set(skip)
     skipped: list[SkippedTool] = []
     seen: set[str] = set()
     for index, tool in enumerate(tools):
@@ -173,7 +207,14 @@ def select_tools(
         if requires_task(tool):
             skipped.append(SkippedTool(name, TASK_REQUIRED))
             continue
-        problem = consent_problem(tool, fuzz_writes=fuzz_writes, fuzz_destructive=fuzz_destructive)
+        if name in skip_set:
+            skipped.append(SkippedTool(name, SKIPPED_BY_USER))
+            continue
+        problem = (
+            None
+            if isolated
+            else consent_problem(tool, fuzz_writes=fuzz_writes, fuzz_destructive=fuzz_destructive)
+        )
         if problem is not None:
             skipped.append(SkippedTool(name, problem))
             continue
@@ -181,12 +222,20 @@ def select_tools(
             skipped.append(SkippedTool(name, f"beyond maxTools={max_tools}"))
             continue
         selected.append(tool)
+        why.append(
+            called_because(
+                tool,
+                isolated=isolated,
+                fuzz_writes=fuzz_writes,
+                fuzz_destructive=fuzz_destructive,
+            )
+        )
 
     unknown: list[str] = []
     for name in wanted or ():
         if name not in seen and name not in unknown:
             unknown.append(name)
-    return Selection(tuple(selected), tuple(skipped), tuple(unknown))
+    return Selection(tuple(selected), tuple(skipped), tuple(unknown), tuple(why))
 
 
 def unknown_requested(coverage_skipped: Iterable[SkippedTool], fuzzed: Iterable[str]) -> list[str]:

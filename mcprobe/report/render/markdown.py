@@ -248,6 +248,16 @@ def _coverage(report: ConformanceReport) -> list[str]:
         lines.append(
             f"Fuzzed {coverage.fuzzed_tools} of {_plural(coverage.total_tools, 'tool', 'tools')}."
         )
+        called: dict[str, list[str]] = {}
+        for c in coverage.called:
+            called.setdefault(c.reason, []).append(c.tool)
+        if called:
+            lines.append("")
+            lines += [
+                f"- {_plural(len(tools), 'tool', 'tools')} called: "
+                f"{_sentence(reason).removesuffix('.')}: {_tool_list(tuple(tools))}."
+                for reason, tools in called.items()
+            ]
         if coverage.skipped:
             # One line per reason (e.g. one per consent level), naming every tool it skipped.
             groups: dict[str, list[str]] = {}
