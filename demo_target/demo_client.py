@@ -52,6 +52,7 @@ async def run_demo(
     target_command: Sequence[str] | None = None,
     cwd: str | None = None,
     progress_out: TextIO | None = None,
+    sandbox: str | None = None,
 ) -> dict[str, Any]:
     """Run the demo and return ``probe_report``'s structured content (the full report), its
     ``markdown`` filled from the text content."""
@@ -76,7 +77,12 @@ async def run_demo(
         connected = await _call(
             session,
             "probe_connect",
-            {"command": target[0], "args": target[1:], **({"cwd": cwd} if cwd else {})},
+            {
+                "command": target[0],
+                "args": target[1:],
+                **({"cwd": cwd} if cwd else {}),
+                **({"sandbox": sandbox} if sandbox else {}),
+            },
         )
         connection_id = connected["connectionId"]
         try:

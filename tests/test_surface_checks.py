@@ -176,13 +176,14 @@ async def test_the_library_and_probe_report_take_surface_false_too() -> None:
     assert ReportInput.model_validate({}).surface is True
 
 
-async def test_surface_checks_alone_never_grade_a_server_whose_listed_tool_was_not_called() -> None:
+async def test_surface_checks_alone_grade_a_server_whose_tool_was_not_called_as_static() -> None:
     report = await _audit()  # lists `noop`, no --fuzz: the checks measure EH and Liveness
     measured = {d.key for d in report.dimensions if d.measured}
     assert {"errorHandling", "liveness"} <= measured
-    assert (report.overall, report.grade) == (None, "-")
-    assert report.not_graded is not None and "the audit ran without fuzz" in report.not_graded
-    assert "Overall score: not graded" in (report.markdown or "")
+    # Graded on what was measured (SPEC §6), and it says so: static, tools not called.
+    assert report.not_graded is None and report.overall is not None and report.grade != "-"
+    assert report.static is not None and "the audit ran without fuzz" in report.static
+    assert "(static: tools not called)" in (report.markdown or "")
 
 
 async def test_a_server_without_tools_is_graded_from_its_resource_and_prompt_checks() -> None:

@@ -72,6 +72,7 @@ EXIT_CRITICAL = 4
 EXIT_INTERNAL = 5
 EXIT_DRIFT = 6
 EXIT_REGRESSION = 7
+EXIT_NOTHING_CALLED = 8
 EXIT_INTERRUPTED = 130
 EXIT_HANGUP = 128 + signal.SIGHUP  # 129
 EXIT_TERMINATED = 128 + signal.SIGTERM  # 143
@@ -342,6 +343,13 @@ def _add_audit_arguments(p: _Parser) -> None:
         action="store_true",
         help="exit 4 on a critical behavioural issue (needs --fuzz)",
     )
+    p.add_argument(
+        "--allow-static",
+        action="store_true",
+        help="let --fail-under / --fail-on-critical judge a static report (graded although no "
+        "tool was called: consent without isolation, an HTTP target); without it that is a "
+        "usage error",
+    )
     p.add_argument("--bearer", metavar="TOKEN", help=f"HTTP bearer token (or env {TOKEN_ENV})")
     p.add_argument(
         "--header",
@@ -467,6 +475,7 @@ class AuditInvocation:
     sarif_artifact: str | None
     fail_under: float | None
     fail_on_critical: bool
+    allow_static: bool
     console_mode: console.Console = field(default_factory=console.Console)
     summary: bool = False  # a terminal summary instead of the report on stdout
     baseline: BaselineReport | None = None
@@ -664,6 +673,7 @@ def _invocation(args: _AuditArgs) -> AuditInvocation:
         sarif_artifact=ns.sarif_artifact,
         fail_under=ns.fail_under,
         fail_on_critical=ns.fail_on_critical,
+        allow_static=ns.allow_static,
         console_mode=console.Console.from_namespace(ns),
         summary=args.summary,
         baseline=_load_baseline(ns.baseline)
@@ -1119,7 +1129,8 @@ def _score_text(report: ConformanceReport) -> str:
         return f"not graded ({report.not_graded})"
     if report.overall is None:
         return "not measured"
-    return f"{report.overall}/100, grade {report.grade}"
+    static = " (static: tools not called)" if report.static is not None else ""
+    return f"{report.overall}/100, grade {report.grade}{static}"
 
 
 def _nothing_fuzzed(invocation: AuditInvocation, report: ConformanceReport) -> str | None:
@@ -1134,17 +1145,26 @@ def _nothing_fuzzed(invocation: AuditInvocation, report: ConformanceReport) -> s
         )
         if on
     ]
-    coverage = report.coverage
     if not gates:
         return None
-    if invocation.fuzz and coverage is not None and coverage.fuzzed_tools == 0:
-        why = (
-            "; ".join(f"{s.tool}: {s.reason}" for s in coverage.skipped) or "the server lists none"
-        )
-        return f"{' and '.join(gates)} with --fuzz, but no tool was fuzzed ({why})"
     if report.not_graded is not None:
         return f"{' and '.join(gates)}, but the report is not graded: {report.not_graded}"
+    if report.static is not None and not invocation.allow_static:
+        return (
+            f"{' and '.join(gates)}, but the report is static (graded although no tool was "
+            f"called: {report.static}); pass --allow-static to gate on it anyway"
+        )
     return None
+
+
+def _called_nothing(invocation: AuditInvocation, report: ConformanceReport) -> str | None:
+    """Why ``--fuzz`` called no tool at all (exit 8), or None: a server that lists tools, none
+    of which got a case sent (skipped by consent, --tools, --skip-tools, no case, deadline)."""
+    if not invocation.fuzz or report.coverage is None or report.coverage.total_tools == 0:
+        return None
+    if any(r.outcome != "notRun" for r in report.fuzz):
+        return None
+    return report.not_graded or report.static or "every tool was skipped (see the coverage)"
 
 
 def evaluate_gates(
@@ -1155,6 +1175,10 @@ def evaluate_gates(
 ) -> int:
     """The exit code of the gates; when several fail, the first of 4, 6, 7, 3 wins. A fuzz gate
     over zero fuzzed tools is a usage error (1), never a pass (the report is already written)."""
+    nothing = _called_nothing(invocation, report)
+    if nothing is not None:
+        say(f"mcprobe: --fuzz called no tool: {nothing}")
+        return EXIT_NOTHING_CALLED
     unfuzzed = _nothing_fuzzed(invocation, report)
     if unfuzzed is not None:
         say(f"mcprobe: usage error: {unfuzzed}")

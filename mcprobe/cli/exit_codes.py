@@ -32,6 +32,11 @@ EXIT_CODES: tuple[ExitCode, ...] = (
     ExitCode(5, "internal error of mcprobe itself (a bug; MCPROBE_DEBUG=1 shows the traceback)"),
     ExitCode(6, "a tool definition drifted from --lock and --fail-on-drift is set"),
     ExitCode(7, "something got worse than --baseline and --fail-on-regression is set"),
+    ExitCode(
+        8,
+        "--fuzz called no tool at all (every tool skipped by consent, --tools or --skip-tools, "
+        "or none could be called): one line says why and which flag adds how many tools",
+    ),
     ExitCode(129, "stopped by SIGHUP: cleaned up like Ctrl-C (the target is shut down)"),
     ExitCode(130, "interrupted (Ctrl-C)"),
     ExitCode(143, "stopped by SIGTERM (a cancelled CI job): cleaned up like Ctrl-C"),

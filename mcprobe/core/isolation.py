@@ -176,8 +176,9 @@ class SandboxFacts:
     home: str
     cwd: str
     named: tuple[PathFacts, ...]  # cwd, args, env values that exist (cwd first)
-    command: str | None  # the resolved executable
-    existing_home_places: frozenset[str]  # relative to home: toolchain and secret places found
+    commands: tuple[str, ...]  # the resolved executable and its script's interpreter
+    toolchain: tuple[str, ...]  # existing TOOLCHAIN_PLACES of HOME and of the user's real home
+    secrets: tuple[str, ...]  # existing SECRET_PLACES of HOME and of the user's real home
     env_files: tuple[str, ...] = ()  # .env files in the directories bound back read-only
     limits: Limits = field(default_factory=Limits)
 
@@ -246,12 +247,9 @@ def plan_sandbox(facts: SandboxFacts) -> SandboxPlan:
     for root in HOME_ROOTS:
         args += ["--tmpfs", root]
     args += ["--dir", facts.home]
-    exposed: list[str] = []
-    for place in TOOLCHAIN_PLACES:
-        if place in facts.existing_home_places:
-            exposed.append(facts.home.rstrip("/") + "/" + place)
+    exposed: list[str] = list(facts.toolchain)
     named = [n.path for n in facts.named]
-    for path in [*([facts.command] if facts.command else []), *named]:
+    for path in [*facts.commands, *named]:
         top = _top_in_home(path, facts.home)
         if top is not None and top not in exposed and not _secret(top, facts.home):
             exposed.append(top)
@@ -270,14 +268,11 @@ def plan_sandbox(facts: SandboxFacts) -> SandboxPlan:
         else:
             read_only.append(item.path)
     hidden: list[str] = []
-    for place in SECRET_PLACES:
-        path = facts.home.rstrip("/") + "/" + place
-        if place in facts.existing_home_places:
-            hidden.append(path)
-            if any(_under(path, e) for e in [*exposed, *copies]):
-                args += (
-                    ["--ro-bind", "/dev/null", path] if hidden_file(place) else ["--tmpfs", path]
-                )
+    for path in facts.secrets:
+        hidden.append(path)
+        if any(_under(path, e) for e in [*exposed, *copies]):
+            file = hidden_file(path.rsplit("/", 1)[-1])
+            args += ["--ro-bind", "/dev/null", path] if file else ["--tmpfs", path]
     for env_file in facts.env_files:
         args += ["--ro-bind", "/dev/null", env_file]
     args += ["--chdir", facts.cwd, "--setenv", "HOME", facts.home]

@@ -377,3 +377,6 @@ class Score:
     grade: str  # A-F, or "-" when not graded
     dimensions: tuple[Dimension, ...]
     not_graded: str | None = None
+    # Graded on what was measured although no tool was called (``core/score/grading.py``):
+    # why, with what would call them; the headline says "static: tools not called".
+    static: str | None = None

@@ -194,7 +194,7 @@ async def run_audit(
     notes = [*notes, *surface_notes, *probe_notes]
     score = score_server(snapshot, findings, fuzz_run)
     if surface is not None:
-        score = apply_surface(score, surface.checks)
+        score = apply_surface(score, surface.checks, tools=snapshot.tools, fuzz=fuzz_run)
         findings = _dedupe([*findings, *surface_findings])
     if isinstance(target, RequestTarget):
         for method, count in sorted(target.served_requests().items()):

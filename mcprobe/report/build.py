@@ -278,6 +278,7 @@ def build_report(
         overall=score.overall,
         grade=score.grade,
         not_graded=score.not_graded,
+        static=score.static,
         dimensions=[
             DimensionOut(
                 key=d.key,

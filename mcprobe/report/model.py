@@ -413,6 +413,12 @@ class ConformanceReport(WireModel):
         description="why there is no overall score and grade: no tool of a server that lists "
         "tools was called, so their behaviour was not measured (null: graded)",
     )
+    static: str | None = Field(
+        default=None,
+        description="graded on what was measured although no tool was called (consent without "
+        "isolation, an HTTP target): why, and what would call them; the headline says "
+        "'static: tools not called'; a gate on it needs --allow-static (null: tools called)",
+    )
     dimensions: list[DimensionOut]
     coverage: CoverageOut | None = Field(default=None, description="null without fuzz")
     critical: list[str] = Field(default_factory=list, description="critical behaviour lines")

@@ -26,7 +26,8 @@ from tests.targets import TARGETS_DIR
 ESCAPER = str(TARGETS_DIR / "escaper.py")
 REPO = Path(__file__).resolve().parents[2]
 KEY = "-----BEGIN FAKE TEST KEY----- planted-by-mcprobe-test-5e1f"
-NETNS = ("unshare", "-rn", "--pid", "--fork", "--kill-child", "--")
+# --mount-proc: bubblewrap reads /proc/<its pid>/ns, which must be this PID namespace's /proc.
+NETNS = ("unshare", "-rn", "--pid", "--fork", "--kill-child", "--mount-proc", "--")
 
 # Runs inside the loopback-only namespace: a listener on its 127.0.0.1 (an isolated target has
 # a loopback of its own and cannot reach it), the audit, then a look for the target's daemon.

@@ -14,7 +14,13 @@ import anyio
 import pytest
 
 from mcprobe import audit_stdio
-from mcprobe.core.cases.selection import NEEDS_DESTRUCTIVE, NEEDS_WRITES
+from mcprobe.client.transports.sandbox import bwrap_problem
+from mcprobe.core.cases.selection import (
+    CALLED_ISOLATED,
+    NEEDS_DESTRUCTIVE,
+    NEEDS_WRITES,
+    SKIPPED_BY_USER,
+)
 from tests.targets import TARGETS_DIR
 
 pytestmark = pytest.mark.anyio
@@ -40,6 +46,7 @@ async def audit_levels(
             fuzz=True,
             fuzz_writes=fuzz_writes,
             fuzz_destructive=fuzz_destructive,
+            sandbox="off",  # the consent levels are the rule without isolation
         )
     assert report.coverage is not None
     skipped = {s.tool: s.reason for s in report.coverage.skipped}
@@ -66,3 +73,36 @@ async def test_fuzz_destructive_calls_every_tool(tmp_path: Path) -> None:
     calls, skipped = await audit_levels(tmp_path, fuzz_destructive=True)
     assert calls == {"healthy_a", "writer", "wiper"}
     assert skipped == {}
+
+
+async def test_an_isolated_run_calls_every_tool_without_any_consent_flag() -> None:
+    problem = bwrap_problem()
+    if problem is not None:
+        pytest.skip(f"needs the sandbox: {problem}")
+    with anyio.fail_after(60):
+        report = await audit_stdio(
+            sys.executable, [FRAGILE, "tools=healthy_a,writer,wiper"], fuzz=True, sandbox="auto"
+        )
+    assert report.target is not None and report.target.isolation is not None
+    assert report.target.isolation.isolated
+    assert report.coverage is not None and report.coverage.skipped == []
+    assert {c.tool: c.reason for c in report.coverage.called} == dict.fromkeys(
+        ("healthy_a", "writer", "wiper"), CALLED_ISOLATED
+    )
+    assert {r.name for r in report.fuzz} == {"healthy_a", "writer", "wiper"}
+
+
+async def test_skip_tools_keeps_a_tool_uncalled_even_isolated(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    with anyio.fail_after(60):
+        report = await audit_stdio(
+            sys.executable,
+            [FRAGILE, "tools=healthy_a,writer,wiper", f"log={log}"],
+            fuzz=True,
+            fuzz_destructive=True,
+            skip_tools=["wiper"],
+            sandbox="off",  # the log is read from the host
+        )
+    assert called(log) - {"mcprobe_nonexistent_tool"} == {"healthy_a", "writer"}
+    assert report.coverage is not None
+    assert {s.tool: s.reason for s in report.coverage.skipped} == {"wiper": SKIPPED_BY_USER}

@@ -22,7 +22,12 @@ FRAGILE_FIRST = "tools=fragile,healthy_a,healthy_b,healthy_c"
 async def audit(*argv: str, concurrency: int = 4) -> ConformanceReport:
     with anyio.fail_after(90):
         return await audit_stdio(
-            sys.executable, [FRAGILE, *argv], fuzz=True, concurrency=concurrency, timeout=10
+            sys.executable,
+            [FRAGILE, *argv],
+            fuzz=True,
+            concurrency=concurrency,
+            timeout=10,
+            sandbox="off",  # some fragile.py behaviours keep state in files the host reads
         )
 
 

@@ -26,6 +26,7 @@ from mcprobe.cli.commands import (
     EXIT_CONNECT,
     EXIT_CRITICAL,
     EXIT_INTERNAL,
+    EXIT_NOTHING_CALLED,
     EXIT_OK,
     EXIT_SCORE,
     EXIT_USAGE,
@@ -548,7 +549,10 @@ def _normalised(report_json: str) -> ConformanceReport:
 @pytest.fixture(scope="module")
 def demo_report() -> ConformanceReport:
     out, err = io.StringIO(), io.StringIO()
-    code = run(["audit", "--fuzz", "--json", "--", PY, "-m", "demo_target"], out, err)
+    # --sandbox off: the golden is the consent-level audit on every machine (isolated, every
+    # tool would be called; tests/client/test_sandbox.py covers that).
+    argv = ["audit", "--sandbox", "off", "--fuzz", "--json", "--", PY, "-m", "demo_target"]
+    code = run(argv, out, err)
     assert code == EXIT_OK, err.getvalue()
     return _normalised(out.getvalue())
 
@@ -673,17 +677,24 @@ def test_a_fail_under_gate_on_an_unmeasured_score_fails(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("gate", [["--fail-under", "0"], ["--fail-on-critical"]])
-def test_a_fuzz_gate_with_no_tool_fuzzed_is_a_usage_error_naming_the_missing_tool(
-    gate: list[str],
-) -> None:
+@pytest.mark.parametrize("gate", [[], ["--fail-under", "0"], ["--fail-on-critical"]])
+def test_fuzz_that_called_no_tool_exits_8_naming_why_gates_or_not(gate: list[str]) -> None:
     code, out, err = _run("audit", "--fuzz", "--tools", "ecoh", *gate, *_target("--clean"))
-    assert code == EXIT_USAGE, err
+    assert code == EXIT_NOTHING_CALLED == 8, err
     assert out.startswith("# mcprobe conformance report")  # the report is still written
-    lines = [line for line in err.splitlines() if "usage error" in line]
+    lines = [line for line in err.splitlines() if "--fuzz called no tool" in line]
     assert len(lines) == 1
-    assert "no tool was fuzzed" in lines[0]
-    assert "ecoh: requested, but the server lists no tool of that name" in lines[0]
+    assert "no listed tool is named 'ecoh'" in lines[0]
+
+
+@pytest.mark.slow
+def test_a_gate_on_a_static_report_needs_allow_static() -> None:
+    demo = ("--sandbox", "off", "--", PY, "-m", "demo_target")  # its checks measure behaviour
+    code, _, err = _run("audit", "--fail-under", "0", *demo)
+    assert code == EXIT_USAGE, err
+    assert "the report is static" in err and "--allow-static" in err
+    code, _, err = _run("audit", "--fail-under", "0", "--allow-static", *demo)
+    assert code == EXIT_OK, err
 
 
 @pytest.mark.slow

@@ -35,7 +35,8 @@ def normalise(report: dict[str, Any]) -> dict[str, Any]:
 
 async def test_the_demo_through_the_mcp_server_gives_the_golden_report() -> None:
     with anyio.fail_after(90):
-        report = await run_demo(mcprobe_command=MCPROBE, cwd=str(ROOT))
+        # sandbox off: the golden is the consent-level audit (isolated, every tool is called).
+        report = await run_demo(mcprobe_command=MCPROBE, cwd=str(ROOT), sandbox="off")
     # Same pipeline behind every front-end: the server path reproduces the library's golden.
     assert as_json(normalise(report)) == GOLDEN_JSON.read_text(encoding="utf-8")
 

@@ -24,7 +24,10 @@ def _audit(tmp_path: Path, examples: Any, *extra: str) -> tuple[int, str, str]:
     path = tmp_path / "examples.json"
     path.write_text(json.dumps(examples), encoding="utf-8")
     out, err = io.StringIO(), io.StringIO()
-    code = run(["audit", "--json", "--examples", str(path), *extra, *DEMO], out, err)
+    # --sandbox off: the example's repository is outside the target's args, env and cwd, so
+    # an isolated target would not see it (paths in --examples get no private copy).
+    argv = ["audit", "--sandbox", "off", "--json", "--examples", str(path), *extra, *DEMO]
+    code = run(argv, out, err)
     return code, out.getvalue(), err.getvalue()
 
 
@@ -187,12 +190,13 @@ def test_the_library_with_a_realistic_example_gets_a_clean_measured_call(tmp_pat
         fuzz=True,
         tools=["open_repo"],
         examples={"open_repo": [{"repo_path": str(repo)}]},
+        sandbox="off",  # the repository is not among the target's args, env or cwd
     )
     (valid,) = [r for r in report.fuzz if r.name == "open_repo" and r.case == "valid"]
     assert (valid.source, valid.outcome, valid.inconclusive) == ("user", "ok", None)
     assert report.not_graded is None and report.overall is not None
     static = audit_stdio_sync(sys.executable, ["-m", "demo_target"], cwd=REPO_ROOT)
-    assert (static.overall, static.grade) == (None, "-") and static.not_graded
+    assert static.static is not None and static.overall is not None  # graded, marked static
 
 
 def _audit_with_config(
@@ -214,7 +218,10 @@ def test_examples_in_mcprobe_toml_are_read_relative_to_the_file_and_used_when_fu
     (project / "conf" / "ex.json").write_text(
         json.dumps({"open_repo": {"repo_path": str(repo)}}), encoding="utf-8"
     )
-    (project / "mcprobe.toml").write_text('[audit]\nexamples = "conf/ex.json"\n', encoding="utf-8")
+    # sandbox off: the example's repository is outside the target's args, env and cwd.
+    (project / "mcprobe.toml").write_text(
+        '[audit]\nexamples = "conf/ex.json"\nsandbox = "off"\n', encoding="utf-8"
+    )
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     # Found upward from a subfolder, and named from another folder: both read conf/ex.json
@@ -230,7 +237,7 @@ def test_examples_in_mcprobe_toml_are_read_relative_to_the_file_and_used_when_fu
     # Without fuzz the file's examples wait (no usage error); the command line's win over them.
     code, out, err = _audit_with_config(project, monkeypatch)
     assert code == EXIT_OK, err
-    assert json.loads(out)["notGraded"] is not None
+    assert json.loads(out)["static"] is not None  # graded on what was measured, marked static
     cli_file = tmp_path / "cli.json"
     cli_file.write_text(json.dumps({"open_repo": {"repo_path": "/srv/none"}}), encoding="utf-8")
     code, out, err = _audit_with_config(

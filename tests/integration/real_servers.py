@@ -34,12 +34,15 @@ MANIFEST = REPO / "scripts" / "real_servers.json"
 
 # unshare: new user + network namespace (only `lo`, brought up here) and a new PID namespace
 # whose init is mcprobe: when it ends, or unshare is killed (--kill-child), all of it ends.
+# --mount-proc: a /proc of that PID namespace (bubblewrap, the sandbox of --sandbox auto, reads
+# /proc/<its pid>/ns; with the host's /proc that pid is someone else's or nobody's).
 NETNS = (
     "unshare",
     "-rn",
     "--pid",
     "--fork",
     "--kill-child",
+    "--mount-proc",
     "--",
     "sh",
     "-c",

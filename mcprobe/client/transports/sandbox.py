@@ -86,6 +86,15 @@ def bwrap_problem() -> str | None:
     """Why no sandbox can be made here, or None when bubblewrap works."""
     if os.name != "posix" or not os.path.exists("/proc/self/ns"):
         return "isolation needs Linux namespaces (bubblewrap); this OS has none"
+    try:
+        own_proc = int(os.readlink("/proc/self")) == os.getpid()
+    except (OSError, ValueError):
+        own_proc = False
+    if not own_proc:  # bwrap reads /proc/<its pid>/ns: it would open another process's
+        return (
+            "the /proc mounted here belongs to another PID namespace (e.g. unshare --pid "
+            "without --mount-proc), so bubblewrap cannot find its own namespaces"
+        )
     path, detail = _bwrap()
     return None if path is not None else detail
 
@@ -135,11 +144,9 @@ def _facts(
             continue
         size, files = _measure(path)
         named.append(PathFacts(path, os.path.isdir(path), size, files))
-    places = frozenset(
-        p for p in (*TOOLCHAIN_PLACES, *SECRET_PLACES) if os.path.lexists(os.path.join(home, p))
-    )
-    resolved = shutil.which(command) if os.sep not in command else command
-    resolved = os.path.realpath(resolved) if resolved else None
+    homes = list(dict.fromkeys([home, _real_home()]))
+    toolchain = [os.path.join(h, p) for h in homes for p in TOOLCHAIN_PLACES]
+    secrets = [os.path.join(h, p) for h in homes for p in SECRET_PLACES]
     env_files = []
     for item in named:
         if item.is_dir:
@@ -151,11 +158,39 @@ def _facts(
         home=home,
         cwd=cwd,
         named=tuple(named),
-        command=resolved,
-        existing_home_places=places,
+        commands=_commands(command),
+        toolchain=tuple(p for p in toolchain if os.path.isdir(p)),
+        secrets=tuple(p for p in secrets if os.path.lexists(p)),
         env_files=tuple(sorted(env_files)),
         limits=Limits(),
     )
+
+
+def _real_home() -> str:
+    """The user's home by the password database (HOME may point elsewhere)."""
+    try:
+        import pwd
+
+        return os.path.realpath(pwd.getpwuid(os.getuid()).pw_dir)
+    except (ImportError, KeyError):
+        return os.path.realpath(os.path.expanduser("~"))
+
+
+def _commands(command: str) -> tuple[str, ...]:
+    """The executable (resolved on PATH, symlinks followed) and, for a script, the interpreter
+    of its ``#!`` line (a venv's ``python`` is a symlink into e.g. ``~/.pyenv``)."""
+    found = shutil.which(command) if os.sep not in command else command
+    if not found:
+        return ()
+    paths = [os.path.abspath(found), os.path.realpath(found)]
+    with contextlib.suppress(OSError):
+        with open(found, "rb") as script:
+            first = script.readline(512)
+        if first.startswith(b"#!"):
+            words = first[2:].decode("utf-8", "replace").split()
+            if words:
+                paths += [os.path.abspath(words[0]), os.path.realpath(words[0])]
+    return tuple(dict.fromkeys(paths))
 
 
 def _ignore(_root: str, names: list[str]) -> set[str]:

@@ -53,6 +53,7 @@ from dataclasses import dataclass
 
 from mcprobe.core.calls.result_shape import version_problem
 from mcprobe.core.model import (
+    JSON,
     CaseResult,
     Deduction,
     Dimension,
@@ -65,7 +66,7 @@ from mcprobe.core.model import (
     is_internal_error,
 )
 from mcprobe.core.quoting import quoted, quoted_list
-from mcprobe.core.score.grading import ungraded_reason
+from mcprobe.core.score.grading import grade_status
 from mcprobe.core.score.security import security_cap, security_score
 from mcprobe.core.verdicts import (
     LISTED_EXAMPLES,
@@ -564,17 +565,24 @@ def score_server(
     ("-" when nothing was measured). A server with tools none of which was called is not graded
     at all (``core/score/grading.py``): its dimensions are scored, its overall is None."""
     inputs = ScoreInputs(snapshot=snapshot, findings=findings, fuzz=fuzz)
-    scored = [(spec, spec.score(inputs)) for spec in DIMENSIONS]
-    dimensions = tuple(dimension for _, dimension in scored)
-    not_graded = ungraded_reason(snapshot.tools, fuzz)
-    if not_graded is not None:
-        return Score(overall=None, grade="-", dimensions=dimensions, not_graded=not_graded)
+    dimensions = tuple(spec.score(inputs) for spec in DIMENSIONS)
+    return graded(dimensions, snapshot.tools, fuzz)
+
+
+def graded(dimensions: Sequence[Dimension], tools: Sequence[JSON], fuzz: FuzzRun | None) -> Score:
+    """The overall and grade of ``dimensions`` (mean of the measured ones, bounded by the
+    dimensions' caps) and whether they may be shown (``grading.grade_status``)."""
+    caps = [
+        spec.cap(dimension)
+        for spec, dimension in zip(DIMENSIONS, dimensions, strict=True)
+        if spec.cap is not None
+    ]
+    limits = [cap for cap in caps if cap is not None]
+    status = grade_status(tools, fuzz, dimensions, critical=bool(limits))
+    if status.not_graded is not None:
+        return Score(None, "-", tuple(dimensions), not_graded=status.not_graded)
     measured = [d.score for d in dimensions if d.score is not None]
     if not measured:
-        return Score(overall=None, grade="-", dimensions=dimensions)
-    overall = int(round_half_up(10.0 * sum(measured) / len(measured)))
-    for spec, dimension in scored:
-        cap = spec.cap(dimension) if spec.cap is not None else None
-        if cap is not None:
-            overall = min(overall, cap)
-    return Score(overall=overall, grade=grade_for(overall), dimensions=dimensions)
+        return Score(overall=None, grade="-", dimensions=tuple(dimensions))
+    overall = min([int(round_half_up(10.0 * sum(measured) / len(measured))), *limits])
+    return Score(overall, grade_for(overall), tuple(dimensions), static=status.static)

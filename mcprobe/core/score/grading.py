@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from mcprobe.core.cases.selection import (
     NEEDS_DESTRUCTIVE,
@@ -28,11 +29,24 @@ from mcprobe.core.cases.selection import (
     UNKNOWN_REQUESTED,
     unknown_requested,
 )
-from mcprobe.core.model import JSON, FuzzRun, Outcome
+from mcprobe.core.model import JSON, Dimension, FuzzRun, Outcome
 
-__all__ = ["NOT_GRADED_LABEL", "UNMEASURED", "ungraded_reason"]
+__all__ = [
+    "NOT_GRADED_LABEL",
+    "STATIC_LABEL",
+    "UNMEASURED",
+    "GradeStatus",
+    "grade_status",
+    "ungraded_reason",
+]
 
 NOT_GRADED_LABEL = "not graded"
+STATIC_LABEL = "static: tools not called"
+INCONCLUSIVE = (
+    "every call was inconclusive (see the notes), so Error Handling and Liveness of the tools "
+    "were not measured; give realistic --examples (tool input examples) or fix what the notes name"
+)
+_BEHAVIOURAL = ("errorHandling", "liveness")
 UNMEASURED = "Error Handling and Liveness of the tools were not measured"
 
 
@@ -62,7 +76,11 @@ def _skip_causes(fuzz: FuzzRun) -> tuple[list[str], list[str]]:
         flags += ["--fuzz-destructive"] if destructive else []
         inputs = ["fuzzWrites"] if writes else []
         inputs += ["fuzzDestructive"] if destructive else []
-        advice.append(f"pass {' or '.join(flags)} (tool input {' or '.join(inputs)}: true)")
+        advice.append(
+            f"pass {' or '.join(flags)} (tool input {' or '.join(inputs)}: true) against a "
+            "disposable instance, or run the stdio target isolated (--sandbox auto with "
+            "bubblewrap; tool input sandbox: auto), where every tool is called"
+        )
     unknown = unknown_requested(fuzz.coverage.skipped, fuzz.coverage.fuzzed_tools)
     # The filter is to blame only when it matched nothing else: a named tool that was skipped
     # for consent or a task requirement was matched correctly (its own cause says why).
@@ -111,6 +129,46 @@ def ungraded_reason(tools: Sequence[JSON], fuzz: FuzzRun | None) -> str | None:
         )
     text = f"no tool was called ({'; '.join(causes)}), so {UNMEASURED}"
     return f"{text}; {'; '.join(advice)}" if advice else text
+
+
+@dataclass(frozen=True)
+class GradeStatus:
+    """Whether a score may be shown: ``not_graded`` (why not), or ``static`` (graded on what
+    was measured although no tool was called: why), or neither (a plain grade)."""
+
+    not_graded: str | None = None
+    static: str | None = None
+
+
+def grade_status(
+    tools: Sequence[JSON],
+    fuzz: FuzzRun | None,
+    dimensions: Sequence[Dimension],
+    *,
+    critical: bool,
+) -> GradeStatus:
+    """SPEC §6 "Grading never hides what was found": a critical security finding is always
+    graded (the F cap applies whether or not a tool was called); a server with tools none of
+    which was called is graded on what was measured and marked static; "not graded" only when
+    neither behavioural dimension was measured and no critical finding exists, and either no
+    tool was called or every call was inconclusive (one conclusive call grades, as before)."""
+    behavioural = any(d.key in _BEHAVIOURAL and d.score is not None for d in dimensions)
+    unreached = ungraded_reason(tools, fuzz)
+    if unreached is not None:
+        if critical or behavioural:
+            return GradeStatus(static=unreached)
+        return GradeStatus(not_graded=unreached)
+    if fuzz is not None and not behavioural and not critical and not _conclusive(fuzz):
+        return GradeStatus(not_graded=INCONCLUSIVE)
+    return GradeStatus()
+
+
+def _conclusive(fuzz: FuzzRun) -> bool:
+    """Whether any sent call was conclusive (not inconclusive, not the environment's doing)."""
+    return any(
+        r.outcome is not Outcome.NOT_RUN and r.inconclusive is None and r.environment is None
+        for r in fuzz.results
+    )
 
 
 def _first_not_run(fuzz: FuzzRun) -> str:

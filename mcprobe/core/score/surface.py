@@ -25,8 +25,8 @@ import dataclasses
 from collections.abc import Sequence
 
 from mcprobe.core.checks.catalogue import CHECKS, CheckResult, Level, Verdict
-from mcprobe.core.model import Deduction, Dimension, Score
-from mcprobe.core.score.dimensions import grade_for, round_half_up
+from mcprobe.core.model import JSON, Deduction, Dimension, FuzzRun, Score
+from mcprobe.core.score.dimensions import grade_for, graded, round_half_up
 from mcprobe.core.verdicts import deduction_reason
 
 __all__ = ["MAX_SURFACE_DEDUCTION", "MIN_CONCLUSIVE", "apply_surface"]
@@ -101,9 +101,18 @@ def _measure(dimension: Dimension, conclusive: Sequence[CheckResult]) -> Dimensi
     )
 
 
-def apply_surface(score: Score, checks: Sequence[CheckResult]) -> Score:
+def apply_surface(
+    score: Score,
+    checks: Sequence[CheckResult],
+    *,
+    tools: Sequence[JSON] | None = None,
+    fuzz: FuzzRun | None = None,
+) -> Score:
     """``score`` with the checks folded in (see the module docstring). The overall keeps any
-    cap the original score had (e.g. the Security dimension's F band)."""
+    cap the original score had (e.g. the Security dimension's F band). With ``tools`` (the
+    listing) and ``fuzz``, the grade is decided again on the new dimensions
+    (``dimensions.graded``: the checks may measure a behavioural dimension of a run that called
+    no tool, which then grades it static instead of not at all)."""
     scored = [
         r
         for r in checks
@@ -123,6 +132,8 @@ def apply_surface(score: Score, checks: Sequence[CheckResult]) -> Score:
             dimensions.append(_deduct(dimension, failed, "surface") if failed else dimension)
         else:
             dimensions.append(_measure(dimension, mine))
+    if tools is not None:
+        return graded(tuple(dimensions), tools, fuzz)
     if score.not_graded is not None:  # no tool was called: the checks never grade the tools
         return dataclasses.replace(score, dimensions=tuple(dimensions))
     measured = [d.score for d in dimensions if d.score is not None]

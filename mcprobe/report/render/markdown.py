@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable
 
 from mcprobe.core.model import Outcome, is_internal_error
+from mcprobe.core.score.grading import STATIC_LABEL
 from mcprobe.core.verdicts import flags, verdict
 from mcprobe.report.build import sort_findings
 from mcprobe.report.model import (
@@ -108,6 +109,11 @@ def _header(report: ConformanceReport) -> list[str]:
         lines.append(f"- **Overall score: not graded** — {md_text(report.not_graded, 600)}")
     elif report.overall is None:
         lines.append("- **Overall score: not measured**")
+    elif report.static is not None:
+        lines.append(
+            f"- **Overall score: {report.overall}/100 · grade {md_text(report.grade, 3)} "
+            f"({STATIC_LABEL})** — {md_text(report.static, 600)}"
+        )
     else:
         lines.append(
             f"- **Overall score: {report.overall}/100 · grade {md_text(report.grade, 3)}**"

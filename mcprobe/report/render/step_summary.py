@@ -21,6 +21,8 @@ def render_step_summary(report: ConformanceReport, extra: list[str] | None = Non
     lines = [f"### mcprobe: {name} — {score}, grade **{report.grade}**", ""]
     if report.not_graded is not None:
         lines += [f"**Not graded:** {md_prose(report.not_graded)}", ""]
+    elif report.static is not None:
+        lines += [f"**Static (tools not called):** {md_prose(report.static)}", ""]
     lines += ["| Dimension | | Score |", "|---|---|---|"]
     for dim in report.dimensions:
         value = "not measured" if dim.score is None else f"{dim.score:.1f}/10"

@@ -86,6 +86,9 @@ def render_terminal(report: ConformanceReport, *, colour: bool, width: int = 80)
     if report.not_graded is not None:
         text = f"not graded: {_safe(report.not_graded, 400)}"
         lines += [paint(line, _YELLOW) for line in _wrap(text, width, "  ")]
+    elif report.static is not None:
+        text = f"static (tools not called): {_safe(report.static, 400)}"
+        lines += [paint(line, _YELLOW) for line in _wrap(text, width, "  ")]
     capped = any(p.kind == "securityCritical" for p in report.critical_problems)
     if capped and report.overall is not None and report.overall <= SECURITY_CAP:
         text = (

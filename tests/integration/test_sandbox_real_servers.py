@@ -1,0 +1,135 @@
+"""Issue 20's proof on real servers: ``mcprobe audit --fuzz --sandbox required`` on the seven
+pinned official servers and on one unannotated third-party server with a destructive write tool
+(mcp-server-sqlite 2025.4.25, ``scripts/sandbox_servers``) calls every listed tool (except those
+that require task-augmented calls), grades each, and leaves the fixture outside the sandbox
+byte-identical. Every audit runs inside ``unshare -rn`` (tests/integration/real_servers.py)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcprobe.client.transports.sandbox import bwrap_problem
+from tests.integration.real_servers import (
+    NETNS,
+    Server,
+    audit_command,
+    make_fixture,
+    manifest,
+    mcprobe_executable,
+    skip_reason,
+)
+
+pytestmark = pytest.mark.slow
+
+SANDBOX_CACHE = Path(
+    os.environ.get("MCPROBE_SANDBOX_CACHE") or Path.home() / ".cache" / "mcprobe-sandbox-servers"
+)
+SQLITE_TOOLS = (
+    "read_query",
+    "write_query",
+    "create_table",
+    "list_tables",
+    "describe_table",
+    "append_insight",
+)
+
+
+def _tree(root: Path) -> dict[str, str]:
+    """Every file under ``root`` (the fixture, .git included) → its sha256, plus directories."""
+    out: dict[str, str] = {}
+    for path in sorted(root.rglob("*")):
+        key = str(path.relative_to(root))
+        if path.is_symlink():
+            out[key] = "link:" + os.readlink(path)
+        elif path.is_file():
+            out[key] = hashlib.sha256(path.read_bytes()).hexdigest()
+        else:
+            out[key] = "dir"
+    return out
+
+
+def _skip() -> None:
+    problem = skip_reason() or bwrap_problem()
+    if problem is not None:
+        pytest.skip(f"isolation proof needs namespaces and the real servers: {problem}")
+
+
+def _audit(tmp_path: Path, command: tuple[str, ...], fixture: Path) -> dict[str, Any]:
+    before = _tree(fixture)
+    env = dict(os.environ, HOME=str(fixture / "home"))
+    done = subprocess.run(
+        command, cwd=fixture, env=env, capture_output=True, text=True, timeout=900, check=False
+    )
+    assert done.returncode in (0, 3, 4), done.stderr[-2000:]
+    assert _tree(fixture) == before  # nothing the audit did reached the real fixture
+    report: dict[str, Any] = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert report["target"]["isolation"]["isolated"] is True, report["target"]["isolation"]
+    assert report["grade"] != "-" and report["overall"] is not None, report.get("notGraded")
+    return report
+
+
+def _called(report: dict[str, Any]) -> set[str]:
+    return {c["tool"] for c in report["coverage"]["called"]}
+
+
+def _task_only(report: dict[str, Any]) -> set[str]:
+    return {s["tool"] for s in report["coverage"]["skipped"] if "taskSupport" in s["reason"]}
+
+
+@pytest.mark.parametrize("server_id", sorted(manifest()))
+def test_every_tool_of_an_official_server_is_called_isolated_and_the_fixture_is_unchanged(
+    server_id: str, tmp_path: Path
+) -> None:
+    _skip()
+    server = manifest()[server_id]
+    fixture = make_fixture(tmp_path)
+    command = audit_command(server, fixture, tmp_path / "report.json", ("--sandbox", "required"))
+    report = _audit(tmp_path, command, fixture)
+    assert _called(report) | _task_only(report) == set(server.tools)
+    assert {entry["name"] for entry in report["fuzz"]} == _called(report)
+
+
+def test_an_unannotated_sqlite_server_gets_its_destructive_write_tool_called_isolated(
+    tmp_path: Path,
+) -> None:
+    _skip()
+    binary = SANDBOX_CACHE / "venv-sqlite" / "bin" / "mcp-server-sqlite"
+    if not binary.exists():
+        pytest.skip(
+            f"mcp-server-sqlite is not installed in {SANDBOX_CACHE}: scripts/sandbox_servers"
+        )
+    fixture = make_fixture(tmp_path)
+    database = fixture / "data.db"
+    subprocess.run(
+        [
+            "python3",
+            "-c",
+            f"import sqlite3; c=sqlite3.connect({str(database)!r}); "
+            "c.execute('create table t(a text)'); c.execute(\"insert into t values('real')\"); "
+            "c.commit()",
+        ],
+        check=True,
+    )
+    server = Server(
+        "sqlite",
+        "pypi",
+        "mcp-server-sqlite",
+        "2025.4.25",
+        (str(binary), "--db-path", str(database)),
+        {},
+        "sqlite",
+        "",
+        SQLITE_TOOLS,
+    )
+    command = audit_command(server, fixture, tmp_path / "report.json", ("--sandbox", "required"))
+    assert command[: len(NETNS)] == NETNS and mcprobe_executable() in command
+    report = _audit(tmp_path, command, fixture)
+    assert _called(report) == set(SQLITE_TOOLS)  # no annotations: only isolation calls them
+    assert str(fixture) in report["target"]["isolation"]["copies"]
