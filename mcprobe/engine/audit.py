@@ -104,6 +104,13 @@ class AuditOptions:
         return anyio.current_time() + self.overall_timeout
 
 
+def _with_isolation(target_out: TargetOut | None, target: Target) -> TargetOut | None:
+    """The report's target with how it ran (sandboxed or not), when the target knows."""
+    if target_out is None or not isinstance(target, IsolatedTarget):
+        return target_out
+    return target_out.model_copy(update={"isolation": describe_isolation(target.isolation)})
+
+
 async def run_audit(
     target: Target,
     *,
@@ -129,10 +136,7 @@ async def run_audit(
     and the eras the target speaks. ``avoid_paths``: where the target's own files are (its
     arguments and working directory); the attack probes plant their file outside them."""
     options = options or AuditOptions()
-    if target_out is not None and isinstance(target, IsolatedTarget):
-        target_out = target_out.model_copy(
-            update={"isolation": describe_isolation(target.isolation)}
-        )
+    target_out = _with_isolation(target_out, target)
     if deadline is None:
         deadline = options.deadline()
     if progress is not None and secrets:
