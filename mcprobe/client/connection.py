@@ -1068,7 +1068,7 @@ async def open_target(
     Raises ``ConnectFailed`` with a precise, secret-free message when the target cannot be
     started or reached, the handshake fails, or the connect timeout passes.
     """
-    if spec.transport == "stdio" and spec.sandbox == "required" and started is None:
+    if first_wire(spec).has_process and spec.sandbox == "required" and started is None:
         problem = bwrap_problem()  # a usage error before anything starts, not a connect failure
         if problem is not None:
             raise UsageError(f"sandbox required, but no isolation is possible here: {problem}")
