@@ -30,7 +30,7 @@ from mcprobe.core.errors import ConnectFailed
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.audit import AuditOptions, audit_spec
 from mcprobe.report.model import ConformanceReport, FuzzResultOut
-from tests.targets import RAWSERVER
+from tests.targets import RAWSERVER, TARGETS_DIR
 from tests.targets.hostile_http import (
     bomb_server,
     redirect_loop,
@@ -288,6 +288,29 @@ def unsupported_protocol_version(outcome: Outcome) -> None:
     healthy_echo(report)  # the audit went on
 
 
+def string_reply_ids(outcome: Outcome) -> None:
+    report = report_of(outcome)
+    # The genuine replies are the answers: the stray string-id successes decide nothing.
+    assert result(report, "strict").message == "accepted example"
+    malformed = [r for r in report.fuzz if r.name == "strict" and r.case != "valid"]
+    assert malformed and all(r.outcome == "toolError" for r in malformed), malformed
+    assert not any(r.silently_accepted for r in report.fuzz)
+    stray = next(f for f in report.findings if f.code == "server.unknown_reply_id")
+    assert '(first: id "' in stray.message  # the stray names the string id
+    assert "server.duplicate_reply" not in codes(report)  # the genuine reply is no duplicate
+
+
+def surrogates_echoed_back(outcome: Outcome) -> None:
+    report = report_of(outcome)
+    assert report.coverage is not None and report.coverage.total_tools == 2  # page 2 was read
+    assert result(report, "pick").outcome == "ok"
+    assert result(report, "pick").message == r"picked half \ud83d"
+    assert not report.deaths
+    assert all(r.outcome not in ("protocolCrash", "notRun") for r in report.fuzz)
+    healthy = result(report, "strict")
+    assert (healthy.outcome, healthy.message) == ("ok", "accepted")
+
+
 @dataclass(frozen=True)
 class Hostile:
     """One misbehaving stdio target: rawserver argv words, the timeout that bounds it, and what
@@ -299,6 +322,7 @@ class Hostile:
     check: Callable[[Outcome], None]
     concurrency: int = 4
     max_tools: int = 50
+    script: Path = RAWSERVER  # a target of tests/targets (one behaviour per file or argv word)
 
 
 STDIO_CATALOGUE = [
@@ -350,6 +374,15 @@ STDIO_CATALOGUE = [
         unsupported_protocol_version,
     ),
     Hostile("unknown_tool_succeeds", ("unknown_success", "tools=echo"), 0, unknown_tool_succeeds),
+    # Round three (issue 22): one target file per behaviour.
+    Hostile("string_reply_ids", (), 0, string_reply_ids, script=TARGETS_DIR / "string_ids.py"),
+    Hostile(
+        "surrogates_echoed_back",
+        (),
+        0,
+        surrogates_echoed_back,
+        script=TARGETS_DIR / "surrogate_echo.py",
+    ),
 ]
 
 
@@ -357,7 +390,7 @@ def hostile_spec(entry: Hostile, pidfile: Path, **kwargs: Any) -> TargetSpec:
     return TargetSpec(
         "stdio",
         command=PY,
-        args=(str(RAWSERVER), *entry.argv, f"pidfile={pidfile}"),
+        args=(str(entry.script), *entry.argv, f"pidfile={pidfile}"),
         connect_timeout=CONNECT,
         call_timeout=CALL if entry.name != "notification_flood" else 3.0,
         **kwargs,

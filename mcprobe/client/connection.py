@@ -506,6 +506,8 @@ class TargetConnection:
         if failure.kind == "lost":
             detail = self._lost() if failure.detail == "connection closed" else failure.detail
             return RawCall(RawKind.TRANSPORT_LOST, latency_ms=latency, detail=detail)
+        if failure.kind == "unsent":  # mcprobe's own encoding failure: never the target's fault
+            return RawCall(RawKind.NOT_RUN, latency_ms=latency, detail=failure.detail)
         if failure.kind in ("oversize", "too_deep"):
             # The reply arrived but was too large (or too deep) to keep; deliberately dropped.
             return RawCall(RawKind.RESULT, latency_ms=latency, result=None, detail=failure.detail)

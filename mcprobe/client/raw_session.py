@@ -48,6 +48,7 @@ from mcprobe.client.wire_events import (
     OversizeReply,
     ProgressSeen,
     StdoutNoise,
+    Unsendable,
 )
 from mcprobe.core.checks.progress import MAX_EVENTS, EventKind, ProgressEvent, ProgressTrace
 from mcprobe.core.client_capabilities import SAMPLING_ERROR, answer_for, capability_of
@@ -68,7 +69,8 @@ NOTIFICATION_FLOOD = 10_000
 class RequestFailed(Exception):
     """A raw request did not produce a result. ``kind`` is ``"timeout"``, ``"lost"`` (transport
     closed, process died, invalid reply), ``"oversize"``, ``"too_deep"`` (nested beyond
-    ``MAX_JSON_DEPTH``) or ``"error"`` (a JSON-RPC error reply,
+    ``MAX_JSON_DEPTH``), ``"unsent"`` (mcprobe could not encode the request: nothing was sent)
+    or ``"error"`` (a JSON-RPC error reply,
     with ``code``/``message``/``data``)."""
 
     def __init__(
@@ -436,6 +438,8 @@ class RawSession:
                 self._note_anomaly(exc.request_id, RequestFailed("too_deep", f"{exc}; dropped"))
         elif isinstance(exc, OversizeReply):
             self.record_oversize(exc)
+        elif isinstance(exc, Unsendable):
+            self._note_anomaly(exc.request_id, RequestFailed("unsent", exc.reason))
         else:
             # Transports other than ours report undecodable messages as plain exceptions.
             self._bump(self._invalid, f"{type(exc).__name__}: {exc}")
@@ -447,25 +451,30 @@ class RawSession:
         if exc.request_id is not None:
             self._note_anomaly(exc.request_id, RequestFailed("oversize", str(exc)))
 
-    def observe_reply(self, request_id: RequestId | None) -> None:
-        """Called for every reply on the wire before the dispatcher matches it: count the
-        replies that answer no request of ours (a wrong id, a second answer to one id), which
-        the dispatcher would drop without a word. Late answers to abandoned requests are fine."""
-        if request_id is None:
-            return
-        key = coerce_request_id(request_id)
-        self.mark(key, EventKind.RESPONSE)  # a call with a trace (even if abandoned)
-        barrier = self._barriers.pop(key, None)
+    def observe_reply(self, request_id: RequestId | None) -> bool:
+        """Called for every reply on the wire before the dispatcher matches it; True when it
+        answers a request still waiting, by the exact id (value *and* type: mcprobe's ids are
+        integers, so ``"7"`` never answers request ``7``, although the SDK's dispatcher would
+        coerce it). Every other reply is counted (an id never issued, a second answer to one id)
+        and must not reach the dispatcher. Late answers to abandoned requests are fine."""
+        if not isinstance(request_id, int) or isinstance(request_id, bool):
+            if request_id is not None:
+                self._bump(self._unknown_id, f"id {json.dumps(request_id)[:40]}")
+            return False
+        self.mark(request_id, EventKind.RESPONSE)  # a call with a trace (even if abandoned)
+        barrier = self._barriers.pop(request_id, None)
         if barrier is not None:
             self.mark(barrier, EventKind.BARRIER)
-        if key in self._waiting:
-            self._waiting.discard(key)
+        if request_id in self._waiting:
+            self._waiting.discard(request_id)
             if len(self._answered) < 100_000:
-                self._answered.add(key)
-        elif key in self._answered:
+                self._answered.add(request_id)
+            return True
+        if request_id in self._answered:
             self._bump(self._duplicate, f"id {json.dumps(request_id)[:40]}")
-        elif not (isinstance(key, int) and 0 < key <= self._next_id):
+        elif not 0 < request_id <= self._next_id:
             self._bump(self._unknown_id, f"id {json.dumps(request_id)[:40]}")
+        return False
 
     def _note_anomaly(self, request_id: RequestId, failure: RequestFailed) -> None:
         # Bounded: a hostile target could name ids we never issued, forever.
@@ -604,7 +613,8 @@ async def _forward(
                 elif isinstance(item, Exception):
                     pass
                 elif isinstance(item.message, JSONRPCResponse | JSONRPCError):
-                    session.observe_reply(item.message.id)
+                    if not session.observe_reply(item.message.id):
+                        continue  # answers no waiting request: never a call's answer
                 elif (
                     isinstance(item.message, JSONRPCNotification)
                     and item.message.method == "notifications/progress"

@@ -19,6 +19,7 @@ __all__ = [
     "OversizeReply",
     "ProgressSeen",
     "StdoutNoise",
+    "Unsendable",
     "WireEvent",
 ]
 
@@ -37,6 +38,16 @@ class StdoutNoise(WireEvent):
 
 class InvalidReply(WireEvent):
     """A reply to one of our requests (it names our id) that is not valid JSON-RPC."""
+
+    def __init__(self, request_id: RequestId, reason: str) -> None:
+        super().__init__(reason)
+        self.request_id = request_id
+        self.reason = reason
+
+
+class Unsendable(WireEvent):
+    """mcprobe could not encode one of its own requests (nothing was written): the waiting
+    request ends "not run" with the reason, and the session goes on. Never the target's fault."""
 
     def __init__(self, request_id: RequestId, reason: str) -> None:
         super().__init__(reason)

@@ -73,6 +73,7 @@ from mcprobe.client.wire_events import (
     OversizeReply,
     ProgressSeen,
     StdoutNoise,
+    Unsendable,
 )
 from mcprobe.core.errors import ConnectFailed
 from mcprobe.core.isolation import Isolation, SandboxMode
@@ -521,6 +522,28 @@ class _LineSplitter:
         return out
 
 
+def encode_message(message: types.JSONRPCMessage) -> bytes | Unsendable:
+    """One outgoing message as a line of JSON. Strings the target sent may hold lone surrogates
+    (valid JSON text, but no UTF-8), and mcprobe echoes some back (a cursor, an ``enum`` value):
+    pydantic's encoder refuses them, so such a message is written with ``json.dumps``, whose
+    ``\\u`` escapes carry them exactly. A request that still cannot be encoded (a NaN from a
+    target's schema) is an ``Unsendable`` event for its id: it ends "not run" with the reason,
+    and nothing is written, so the target never sees a broken line nor a closed stdin."""
+    try:
+        return message.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8") + b"\n"
+    except ValueError:
+        pass
+    try:
+        plain = message.model_dump(by_alias=True, exclude_unset=True)
+        text = json.dumps(plain, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    except (ValueError, TypeError) as exc:
+        if isinstance(message, types.JSONRPCRequest):
+            reason = f"not sent: mcprobe could not encode this request as JSON ({exc})"
+            return Unsendable(message.id, reason[:300])
+        return b""  # a notification or an answer of ours: dropped, the session goes on
+    return text.encode("ascii") + b"\n"
+
+
 def _start_error(command: str, exc: OSError) -> ConnectFailed:
     reason = exc.strerror or str(exc)
     return ConnectFailed(f"could not start `{command}`: {reason}")
@@ -649,8 +672,12 @@ async def open_stdio(  # noqa: C901
             async with write_recv:
                 async for message in write_recv:
                     target.canary.sent(message.message)
-                    data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    await process.stdin.send(data.encode("utf-8") + b"\n")
+                    data = encode_message(message.message)
+                    if isinstance(data, Unsendable):
+                        await read_send.send(data)  # that request ends "not run"; no write
+                        await read_send.send(_placeholder(data.request_id))
+                    elif data:
+                        await process.stdin.send(data)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             # The target stopped reading: make pending requests fail now, not at their timeout.
             reader_scope.cancel()
