@@ -20,13 +20,16 @@ Rules the report relies on:
   cannot use up the budget before the healthy tools were audited. Every death is a ``TargetDeath``
   record (the suspects, what the I/O layer saw, the end of the dead process's stderr, each
   restart attempt with its duration or its error).
-- **Exact culprits.** After the cases and the unknown-tool probe, every suspect is replayed
-  *alone* on a live target. Only a suspect whose replay kills the target again is a
-  ``protocolCrash`` verdict; every other suspect gets the outcome of its replay. A death none of
-  whose suspects reproduces it is a flaky crash (``FuzzRun.flaky_crashes`` names the
-  candidates) and blames no tool. Suspects of one death are replayed last-sent first: the one
-  sent earliest had run longest when the target died, the likeliest culprit, and when the
-  final replay reproduces the death nothing is left that would need another restart. So
+- **Exact culprits, replayed before anything new.** Right after a death, before any case not
+  yet sent, its suspects are replayed *alone* on a restarted target, earliest-sent first (the
+  one sent earliest had run longest when the target died, the likeliest culprit), until one
+  reproduces the death: that one is a ``protocolCrash``. The death is then explained, so the
+  run goes on, and its other suspects are replayed at the end (after the cases and the
+  unknown-tool probe), each judged by its replay. A suspect whose replay does not kill the
+  target gets the outcome of its replay; a death none of whose suspects reproduces it is a
+  flaky crash (``FuzzRun.flaky_crashes`` names the candidates) and blames no tool. So a
+  target that dies on every call spends its restarts on replays that name a culprit (one per
+  tool it killed on) instead of on fresh batches of cases that end ``notRun``, and
   ``concurrency`` changes which cases are suspects, never a verdict.
 - **When it cannot go on.** With the restart budget used up, a restart that fails, or a target
   that cannot be restarted, nothing more is sent: unsent cases and unreplayed suspects become
@@ -134,6 +137,11 @@ class _Death:
     restarts: list[RestartAttempt] = field(default_factory=list)
     reproduced: bool = False
     cleared: int = 0  # suspects whose replay did not kill the target
+    pending: list[int] = field(default_factory=list)  # suspects not replayed yet (sent order)
+
+    def __post_init__(self) -> None:
+        if not self.replay:
+            self.pending = list(self.suspects)
 
     def record(self, items: Sequence[_Item]) -> TargetDeath:
         return TargetDeath(
@@ -298,7 +306,7 @@ class _Run:
         whose suspects wait, worst case) with the deferred cases run first; if not, they are
         not run, and every suspect still gets its replay."""
         spare = MAX_RESTARTS - self.restarts - (0 if self.target.alive else 1)
-        owed = sum(1 for d in self.deaths if d.suspects and not d.replay)
+        owed = sum(1 for d in self.deaths if d.pending)
         if spare >= owed:
             return True
         self.withheld = (
@@ -316,11 +324,13 @@ class _Run:
         self.normal = deque(keep)
         self.deferred.extend(moved)
 
-    async def replay(self) -> None:
-        """Replay every death's suspects alone (last-sent first); judge them by the replay."""
-        episodes = [d for d in self.deaths if d.suspects and not d.replay]
-        for death in episodes:
-            for index in reversed(death.suspects):
+    async def replay(self, *, final: bool) -> None:
+        """Replay the deaths' suspects alone (earliest-sent first); judge them by the replay.
+        Not ``final`` (right after a death): only until one reproduces its death; ``final``:
+        every suspect still waiting."""
+        for death in [d for d in self.deaths if d.pending]:
+            while death.pending and (final or not death.reproduced):
+                index = death.pending.pop(0)
                 item = self.items[index]
                 if not await self.ensure_alive():
                     why = self.stopped or "the overall audit deadline was reached"
@@ -432,7 +442,8 @@ async def run_fuzz(
         progress=progress,
     )
 
-    # The tools nobody suspects, the probe, the tools in flight at a death, then the replays.
+    # The tools nobody suspects, the probe, the tools in flight at a death; after each death its
+    # suspects alone until one reproduces it; the suspects still unreplayed at the end.
     probe_queue = deque([n_cases])
     while True:
         if run.normal:
@@ -446,6 +457,7 @@ async def run_fuzz(
         if not await run.ensure_alive():  # restarted only when there is something to send
             break
         await run.wave(queue, width)
+        await run.replay(final=False)  # a death's suspects, before anything new is sent
     await retry_after_setup(
         [item.case for item in items],
         run.results,
@@ -453,7 +465,7 @@ async def run_fuzz(
         lambda index, raw: items[index].classify(raw),
         run.ensure_alive,
     )
-    await run.replay()
+    await run.replay(final=True)
     stopped = run.stopped or run.withheld
     why = f"not run: {stopped}" if stopped is not None else _DEADLINE
     for index in (*run.normal, *run.deferred):

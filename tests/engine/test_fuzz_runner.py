@@ -156,8 +156,9 @@ async def test_a_killing_case_is_the_only_protocol_crash_and_every_other_case_is
     assert not any(r.outcome is Outcome.NOT_RUN for r in run.results)
     assert all(r.outcome is Outcome.OK for r in run.results if r.label == "valid")
     # One death during the run, one reproduced by the replay. The killer, sent first of the
-    # suspects, is replayed last, so one restart was enough.
-    assert target.restarts == 1
+    # suspects, is replayed first, right after the death and before anything new: it kills the
+    # target again, which is restarted once more for the rest (the other suspects at the end).
+    assert target.restarts == 2
     assert [d.replay for d in run.deaths] == [False, True]
     assert "bomb wrong_type:n" in run.deaths[0].cases
     assert run.deaths[1].cases == ("bomb wrong_type:n",)
@@ -210,10 +211,12 @@ async def test_a_target_that_dies_on_every_call_stops_after_the_restart_budget()
     assert target.restarts == MAX_RESTARTS == 3
     assert run.stopped is not None and "restart budget (3 per audit) is used up" in run.stopped
     assert len(run.deaths) == 4
-    # alpha valid died in the run and again when replayed alone: the one case proven to kill.
+    # alpha valid died in the run and again when replayed alone, at once; then beta valid the
+    # same: the restarts went to replays that name a culprit, not to fresh cases.
+    assert [d.replay for d in run.deaths] == [False, True, False, True]
     crashed = [(r.tool, r.label) for r in run.results if r.outcome is Outcome.PROTOCOL_CRASH]
-    assert crashed == [("alpha", "valid")]
-    rest = [r for r in run.results if (r.tool, r.label) != ("alpha", "valid")]
+    assert crashed == [("alpha", "valid"), ("beta", "valid")]
+    rest = [r for r in run.results if (r.tool, r.label) not in crashed]
     assert all(r.outcome is Outcome.NOT_RUN for r in rest)
     assert run.unknown_tool_probe is None
     assert len(target.calls) == 4  # one call per start, then nothing more

@@ -52,15 +52,16 @@ async def test_a_tool_that_kills_the_server_on_one_case_is_the_only_crash_and_th
     assert not any(r.outcome == "notRun" for r in four.fuzz)
     assert four.unknown_tool_probe is not None
     text = notes(four)
-    assert "restarted 1 time;" in text
+    assert "restarted 2 times;" in text  # after the death, and after its reproducing replay
     culprit = "replaying `fragile wrong_type:n` alone killed it again (target exited with code 9)"
     assert culprit in text
     assert "fatal: fragile could not handle n=" in text  # the stderr tail of the death
     assert "protocolCrash" in (four.markdown or "")
-    # The same as data: two deaths, one restart, the second death the reproducing replay.
+    # The same as data: two deaths, each followed by a restart, the second death the replay
+    # that reproduced the first, sent before anything new.
     assert [(d.replay, d.verdict) for d in four.deaths] == [(False, None), (True, "crash")]
     assert "fragile wrong_type:n" in four.deaths[0].cases
-    assert [len(d.restarts) for d in four.deaths] == [1, 0]
+    assert [len(d.restarts) for d in four.deaths] == [1, 1]
     assert four.fuzz_stopped is None
 
 
@@ -92,8 +93,9 @@ async def test_a_target_that_dies_on_every_call_stops_after_the_restart_budget(
 ) -> None:
     report = await audit("tools=healthy_a,healthy_b", "die_always")
     crashes = [r for r in report.fuzz if r.outcome == "protocolCrash"]
-    assert len(crashes) == 1  # the one case that died again when replayed alone
-    assert "killed the target again" in (crashes[0].note or "")
+    # Each tool's first case died and, replayed alone at once, died again: one culprit a tool.
+    assert [(r.name, r.case) for r in crashes] == [("healthy_a", "valid"), ("healthy_b", "valid")]
+    assert all("killed the target again" in (r.note or "") for r in crashes)
     assert all(r.outcome == "notRun" for r in report.fuzz if r not in crashes)
     text = notes(report)
     assert "The target died 4 times during the fuzz run and was restarted 3 times" in text
