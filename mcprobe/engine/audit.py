@@ -46,6 +46,7 @@ from mcprobe.core.target_spec import TargetSpec
 from mcprobe.core.version import __version__
 from mcprobe.engine.attack_probes import answer_security
 from mcprobe.engine.fuzz_runner import DEFAULT_CONCURRENCY, ProgressCallback, run_fuzz
+from mcprobe.engine.offload import computed
 from mcprobe.engine.progress_probes import progress_checks, traces_so_far
 from mcprobe.engine.protocol_probes import run_surface_probes, second_connection_checks
 from mcprobe.engine.security_watch import WatchedTarget, observations, relisting_findings
@@ -182,7 +183,9 @@ async def run_audit(
         target, fuzz_run, options, era, traced, second_connection
     )
     # Session findings are read after fuzzing: a target may misbehave on the wire mid-run.
-    findings = _dedupe([*lint_server(snapshot), *target.session_findings()])
+    # The long pure steps run off the event loop (``offload``): a signal never waits for them.
+    linted = await computed(partial(lint_server, snapshot))
+    findings = _dedupe([*linted, *target.session_findings()])
     seen = observations(watch, fuzz_run.results if fuzz_run is not None else ())
     findings += [*canary_findings(seen, canary), *echo_findings(seen, echo_secrets)]
     findings += [*answered, *_beyond_tools(target, surface, canary)]
@@ -196,7 +199,7 @@ async def run_audit(
         list(surface.findings) if surface is not None else [], options.overrides
     )
     notes = [*notes, *surface_notes, *probe_notes]
-    score = score_server(snapshot, findings, fuzz_run)
+    score = await computed(partial(score_server, snapshot, findings, fuzz_run))
     if surface is not None:
         score = apply_surface(score, surface.checks, tools=snapshot.tools, fuzz=fuzz_run)
         findings = _dedupe([*findings, *surface_findings])
@@ -216,15 +219,18 @@ async def run_audit(
         )
     elif target_out is not None and target_out.transport in _REMOTE:
         notes.append(_NO_CANARY_OVER_HTTP)
-    report = build_report(
-        snapshot,
-        findings,
-        score,
-        fuzz_run,
-        mcprobe_version=__version__,
-        connection_id=connection_id,
-        target=target_out,
-        notes=notes,
+    report = await computed(
+        partial(
+            build_report,
+            snapshot,
+            findings,
+            score,
+            fuzz_run,
+            mcprobe_version=__version__,
+            connection_id=connection_id,
+            target=target_out,
+            notes=notes,
+        )
     )
     if surface is not None:
         report = report.model_copy(update={"surface": surface_out(surface)})
@@ -239,7 +245,14 @@ async def run_audit(
         report = report.model_copy(update={"drift": drift})
     # Credentials the target handed out are reported masked, never republished anywhere.
     contents = [t for t in surface.texts if t.kind == "content"] if surface is not None else []
-    report = scrub_report(report, (*secrets, *leaked, *exposed_values((), contents)))
+    scrubbed = (*secrets, *leaked, *exposed_values((), contents))
+    return await computed(partial(_scrubbed_and_rendered, report, scrubbed))
+
+
+def _scrubbed_and_rendered(
+    report: ConformanceReport, secrets: tuple[str, ...]
+) -> ConformanceReport:
+    report = scrub_report(report, secrets)
     return report.model_copy(update={"markdown": render_markdown(report)})
 
 

@@ -67,6 +67,7 @@ def test_a_signal_mid_audit_kills_the_target_and_exits_with_128_plus_the_signal(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_sigint,
     )
     try:
         # The target is mid-call (it never answers slow_silent): the audit is running.
@@ -84,6 +85,68 @@ def test_a_signal_mid_audit_kills_the_target_and_exits_with_128_plus_the_signal(
     assert out == ""
     # A SIGKILLed target may take a moment to vanish on a loaded machine; an orphan (it ignores
     # EOF and works 120 s) would still be running after the bounded wait.
+    assert wait_for(lambda: not pid_running(target_pid), 20)
+
+
+def default_sigint() -> None:
+    """SIGINT as a terminal leaves it: a shell's background job inherits it ignored, and then
+    Python's ``KeyboardInterrupt`` would interrupt any computation, hiding what CI sees (the
+    asyncio runner's handler, which only cancels the main task once the event loop runs)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def quiet_for(log: Path, seconds: float) -> bool:
+    """Nothing was sent for ``seconds``: the file's last change is that old."""
+    return log.exists() and time.time() - log.stat().st_mtime >= seconds
+
+
+@pytest.mark.slow
+def test_a_signal_during_a_long_lint_ends_the_audit_within_seconds_and_the_target_is_gone(
+    tmp_path: Path,
+) -> None:
+    # 5,000 tools: linting them takes far longer than the bound below (minutes before issue 22
+    # moved the pure steps off the event loop; the signal used to wait for the whole lint).
+    listed, log, pidfile = tmp_path / "listed", tmp_path / "log", tmp_path / "pid"
+    audit = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mcprobe.cli",
+            "audit",
+            "--timeout",
+            "600",
+            "--",
+            sys.executable,
+            str(TARGETS_DIR / "huge_listing.py"),
+            "count=5000",
+            f"listed={listed}",
+            f"log={log}",
+            f"pidfile={pidfile}",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_sigint,
+    )
+    try:
+        assert wait_for(listed.exists, 60), "the target never sent its listing"
+        target_pid = int(pidfile.read_text())
+        assert wait_for(lambda: quiet_for(log, 2.0), 120), "mcprobe never stopped talking"
+        assert audit.poll() is None, "the audit ended before the signal"  # busy: the lint
+        signalled = time.monotonic()
+        audit.send_signal(signal.SIGTERM)
+        _, err = audit.communicate(timeout=60)
+        took = time.monotonic() - signalled
+    finally:
+        if audit.poll() is None:
+            audit.kill()
+            audit.wait()
+    assert audit.returncode == 143, err
+    assert err.strip().splitlines()[-1] == "mcprobe: stopped by SIGTERM; the target was shut down"
+    # The close sequence of a target that exits on stdin EOF is well under a second; the rest
+    # is a loaded machine. The lint alone takes minutes.
+    assert took < 15, f"SIGTERM took {took:.1f} s to end the audit"
     assert wait_for(lambda: not pid_running(target_pid), 20)
 
 
