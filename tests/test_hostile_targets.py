@@ -39,6 +39,7 @@ from tests.targets.hostile_http import (
     silent_socket,
     unauthorized,
 )
+from tests.targets.non_jsonrpc_http import non_jsonrpc
 from tests.targets.processes import read_pids, survivors_killed
 
 pytestmark = pytest.mark.anyio
@@ -311,6 +312,33 @@ def surrogates_echoed_back(outcome: Outcome) -> None:
     assert (healthy.outcome, healthy.message) == ("ok", "accepted")
 
 
+def batches_under_2025_03_26(outcome: Outcome) -> None:
+    report = report_of(outcome)
+    assert report.server.protocol_version == "2025-03-26"
+    assert report.coverage is not None and report.coverage.total_tools == 2  # listed in a batch
+    assert result(report, "strict").message == "accepted example"
+    malformed = [r for r in report.fuzz if r.name == "strict" and r.case != "valid"]
+    assert malformed and all(r.outcome == "toolError" for r in malformed), malformed
+    pongs = result(report, "pongs").message or ""
+    assert pongs.startswith("pongs=") and int(pongs.removeprefix("pongs=")) >= 2  # answered
+    assert not {"server.invalid_message", "server.stdout_noise", "server.jsonrpc_batch"} & codes(
+        report
+    )
+
+
+def closed_stdout_on_every_first_call(outcome: Outcome) -> None:
+    report = report_of(outcome)
+    crashes = [r for r in report.fuzz if r.outcome == "protocolCrash"]
+    # Each death's likeliest culprit was replayed alone before anything new was sent: one
+    # reproduced crash per tool the restarts reached, never a run of fresh cases.
+    assert {r.name for r in crashes} == {"strict_a", "strict_b"}, crashes
+    assert all("killed the target again" in (r.note or "") for r in crashes)
+    assert [d.replay for d in report.deaths] == [False, True, False, True]
+    assert report.overall is not None and report.grade is not None  # graded
+    assert any("crash" in line for line in report.critical)
+    assert all(r.outcome in ("protocolCrash", "notRun") for r in report.fuzz)
+
+
 @dataclass(frozen=True)
 class Hostile:
     """One misbehaving stdio target: rawserver argv words, the timeout that bounds it, and what
@@ -376,6 +404,20 @@ STDIO_CATALOGUE = [
     Hostile("unknown_tool_succeeds", ("unknown_success", "tools=echo"), 0, unknown_tool_succeeds),
     # Round three (issue 22): one target file per behaviour.
     Hostile("string_reply_ids", (), 0, string_reply_ids, script=TARGETS_DIR / "string_ids.py"),
+    Hostile(
+        "batches_under_2025_03_26",
+        (),
+        0,
+        batches_under_2025_03_26,
+        script=TARGETS_DIR / "batch_replies.py",
+    ),
+    Hostile(
+        "closed_stdout_on_every_first_call",
+        (),
+        4 * 2.5,  # four deaths, each a close sequence of a live process (SIGTERM)
+        closed_stdout_on_every_first_call,
+        script=TARGETS_DIR / "closes_stdout.py",
+    ),
     Hostile(
         "surrogates_echoed_back",
         (),
@@ -465,6 +507,35 @@ async def test_an_http_server_that_accepts_but_never_responds_fails_at_the_conne
         elapsed = time.monotonic() - started
     assert str(info.value) == f"no answer to initialize within {CONNECT:.1f} s"
     assert elapsed < CONNECT + SLACK
+
+
+async def test_an_http_reply_that_is_not_json_rpc_is_a_protocol_fault_never_an_invented_code() -> (
+    None
+):
+    with anyio.fail_after(CONNECT + 60):
+        async with serve(non_jsonrpc) as base:
+            spec = TargetSpec("http", url=f"{base}/mcp", connect_timeout=CONNECT, call_timeout=CALL)
+            report = await audit_spec(spec, fuzz=True, options=AuditOptions(concurrency=4))
+    for tool, why in (
+        ("html", "HTTP 200 OK, Content-Type text/html"),
+        ("gateway", "HTTP 502 Bad Gateway, Content-Type text/html"),
+        ("garbled", "HTTP 200 OK, Content-Type application/json, a body that is not JSON"),
+        ("stray", "HTTP 200 OK, Content-Type application/json, JSON that is no JSON-RPC"),
+    ):
+        results = [r for r in report.fuzz if r.name == tool]
+        assert len(results) >= 2, tool
+        for found in results:
+            # No error code the server never sent (the SDK's -32600 / -32603 / -32700).
+            assert (found.outcome, found.error_code) == ("protocolError", None), found
+            assert (found.note or "").startswith(f"not a JSON-RPC reply: {why}"), found.note
+    # No Error-Handling credit for a malformed case answered with a page.
+    handling = next(d for d in report.dimensions if d.key == "errorHandling")
+    assert handling.score == 0, handling
+    assert any("invalid result" in reason for reason in handling.reasons)
+    probe = report.unknown_tool_probe
+    assert probe is not None and probe.error_code is None
+    assert "not a JSON-RPC reply" in (probe.note or "")
+    valid_output(report)
 
 
 GIB = 1 << 30

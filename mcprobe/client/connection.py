@@ -506,6 +506,8 @@ class TargetConnection:
         if failure.kind == "lost":
             detail = self._lost() if failure.detail == "connection closed" else failure.detail
             return RawCall(RawKind.TRANSPORT_LOST, latency_ms=latency, detail=detail)
+        if failure.kind == "not_jsonrpc":  # a protocol fault of this call, no error code
+            return RawCall(RawKind.JSONRPC_ERROR, latency_ms=latency, detail=failure.detail)
         if failure.kind == "unsent":  # mcprobe's own encoding failure: never the target's fault
             return RawCall(RawKind.NOT_RUN, latency_ms=latency, detail=failure.detail)
         if failure.kind in ("oversize", "too_deep"):
@@ -941,6 +943,7 @@ async def _own_connection(
                     session.send_version_header = True
                     session.max_result_bytes = max_bytes
                     attempt.http.on_oversize = session.record_oversize
+                    session.reply_fault = attempt.http.reply_fault
                 snapshot = await _handshake(session, attempt, page_cap)
                 connection = TargetConnection(
                     attempt.spec,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +42,7 @@ from mcp_types import (
 from mcprobe.client.modern_http import HeaderMaps, routing_headers
 from mcprobe.client.streams import ReadStream, WriteStream
 from mcprobe.client.wire_events import (
+    BatchSeen,
     DeepMessage,
     InvalidReply,
     NotificationsSeen,
@@ -62,6 +63,8 @@ logger = logging.getLogger(__name__)
 
 _MAX_ANOMALIES = 1024
 _SDK_TOO_DEEP = "recursion limit exceeded"  # in the SDK's "Failed to parse JSON response: …"
+BATCH_VERSION = "2025-03-26"
+"""The one MCP revision that has JSON-RPC batches (added in it, removed in 2025-06-18)."""
 NOTIFICATION_FLOOD = 10_000
 """More notifications than this in one session is a finding (nobody asked for them)."""
 
@@ -69,8 +72,9 @@ NOTIFICATION_FLOOD = 10_000
 class RequestFailed(Exception):
     """A raw request did not produce a result. ``kind`` is ``"timeout"``, ``"lost"`` (transport
     closed, process died, invalid reply), ``"oversize"``, ``"too_deep"`` (nested beyond
-    ``MAX_JSON_DEPTH``), ``"unsent"`` (mcprobe could not encode the request: nothing was sent)
-    or ``"error"`` (a JSON-RPC error reply,
+    ``MAX_JSON_DEPTH``), ``"unsent"`` (mcprobe could not encode the request: nothing was sent),
+    ``"not_jsonrpc"`` (HTTP: the reply was no JSON-RPC message, e.g. an HTML page) or
+    ``"error"`` (a JSON-RPC error reply,
     with ``code``/``message``/``data``)."""
 
     def __init__(
@@ -195,6 +199,7 @@ class RawSession:
         self._invalid = _Count()
         self._oversize = _Count()
         self._deep = _Count()
+        self._batches = _Count()
         # Reply-id bookkeeping: which ids are awaiting an answer, which were answered, and the
         # replies that matched neither (an id never issued, or a second answer to one id).
         self._waiting: set[RequestId] = set()
@@ -221,6 +226,9 @@ class RawSession:
         self.header_maps: HeaderMaps = {}
         # Post-hoc size cap, for transports that cannot check sizes while reading.
         self.max_result_bytes: int | None = None
+        # HTTP: why the reply to a request id was no JSON-RPC message (``HttpLog.reply_fault``);
+        # the SDK hands such a call an error code nobody sent, which must not be taken for one.
+        self.reply_fault: Callable[[RequestId], str | None] | None = None
 
     # ---------------------------------------------------------------- requests
 
@@ -325,6 +333,9 @@ class RawSession:
                 raise RequestFailed(
                     "too_deep", f"message nests deeper than {MAX_JSON_DEPTH} levels ({where})"
                 ) from None
+            fault = self.reply_fault(rid) if self.reply_fault is not None else None
+            if fault is not None:  # the SDK's stand-in for a reply that was no JSON-RPC at all
+                raise RequestFailed("not_jsonrpc", scrub(fault, self._secrets)) from None
             raise RequestFailed(
                 "error",
                 f"JSON-RPC error {exc.code}",
@@ -427,6 +438,8 @@ class RawSession:
         elif isinstance(exc, ProgressSeen):
             for token in exc.tokens:
                 self._progressed(token)
+        elif isinstance(exc, BatchSeen):
+            self._bump(self._batches, f"{exc.size} message(s)")
         elif isinstance(exc, StdoutNoise):
             self._bump(self._noise, exc.excerpt)
         elif isinstance(exc, InvalidReply):
@@ -553,6 +566,19 @@ class RawSession:
                     f"(first: {self._duplicate.first}); the extra replies were ignored",
                     Location(),
                     "send exactly one response per request",
+                )
+            )
+        if self._batches.count and self.protocol_version != BATCH_VERSION:
+            out.append(
+                Finding(
+                    "server.jsonrpc_batch",
+                    Severity.WARNING,
+                    f"the target sent {self._batches.count} JSON-RPC batch(es) (first: "
+                    f"{self._batches.first}) under protocol version "
+                    f"{scrub(str(self.protocol_version), self._secrets)[:40]}, which does not "
+                    f"allow them (only {BATCH_VERSION} did); mcprobe handled each message",
+                    Location(),
+                    "send one JSON-RPC message per line; batches exist only in MCP 2025-03-26",
                 )
             )
         total = sum(self._notifications.values())

@@ -13,6 +13,7 @@ from typing import Any
 from mcp_types import RequestId
 
 __all__ = [
+    "BatchSeen",
     "DeepMessage",
     "InvalidReply",
     "NotificationsSeen",
@@ -26,6 +27,16 @@ __all__ = [
 
 class WireEvent(Exception):
     """Base of every wire observation a transport reports instead of a message."""
+
+
+class BatchSeen(WireEvent):
+    """The target sent a JSON-RPC batch of ``size`` messages (each is handled on its own, right
+    after this event); counted, and a finding unless MCP 2025-03-26 (the one revision that
+    allows batches) was negotiated."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(f"a JSON-RPC batch of {size} message(s)")
+        self.size = size
 
 
 class StdoutNoise(WireEvent):

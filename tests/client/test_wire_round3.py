@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import anyio
 import mcp_types as types
 
 from mcprobe.client.raw_session import RawSession
@@ -81,3 +82,52 @@ def test_a_second_exact_reply_is_the_duplicate_and_a_late_one_is_no_finding() ->
     codes = {f.code: f.message for f in session.findings()}
     assert "(first: id 1)" in codes["server.duplicate_reply"]
     assert "server.unknown_reply_id" not in codes
+
+
+def _fed(line: bytes) -> list[Any]:
+    from mcprobe.client.transports.stdio import _LineSplitter
+
+    return _LineSplitter(1 << 20).feed(line + b"\n")
+
+
+def test_a_batch_line_is_split_into_its_messages_in_order() -> None:
+    from mcp.shared.message import SessionMessage
+
+    from mcprobe.client.wire_events import BatchSeen, NotificationsSeen
+
+    batch = [
+        {"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "x"}},
+        {"jsonrpc": "2.0", "id": "p1", "method": "ping"},
+        {"jsonrpc": "2.0", "id": 3, "result": {"content": []}},
+    ]
+    items = _fed(json.dumps(batch).encode())
+    assert isinstance(items[0], BatchSeen) and items[0].size == 3
+    messages = [i.message for i in items if isinstance(i, SessionMessage)]
+    assert isinstance(messages[0], types.JSONRPCRequest) and messages[0].id == "p1"
+    assert isinstance(messages[1], types.JSONRPCResponse) and messages[1].id == 3
+    counted = [i for i in items if isinstance(i, NotificationsSeen)]
+    assert counted and counted[0].counts == {"notifications/message": 1}
+
+
+def test_an_empty_or_non_message_array_is_no_batch_of_messages() -> None:
+    from mcp.shared.message import SessionMessage
+
+    from mcprobe.client.wire_events import StdoutNoise
+
+    assert all(isinstance(i, StdoutNoise) for i in _fed(b"[]"))
+    items = _fed(b'[[1, 2], "x"]')
+    assert not any(isinstance(i, SessionMessage) for i in items)
+    assert sum(isinstance(i, StdoutNoise) for i in items) == 2
+
+
+def test_a_batch_is_a_finding_only_when_the_negotiated_version_has_no_batches() -> None:
+    from mcprobe.client.wire_events import BatchSeen
+
+    for version, expected in (("2025-03-26", False), ("2025-06-18", True)):
+        session = _session_waiting_for(1)
+        session.protocol_version = version
+        anyio.run(session._on_stream_exception, BatchSeen(3))
+        found = [f for f in session.findings() if f.code == "server.jsonrpc_batch"]
+        assert bool(found) is expected, version
+        if found:
+            assert "under protocol version 2025-06-18" in found[0].message

@@ -9,6 +9,7 @@ travel only on the ``httpx2.AsyncClient``; nothing here puts them in a message.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -46,6 +47,8 @@ class HttpLog:
     statuses: list[HttpStatus] = field(default_factory=list)
     on_oversize: Callable[[OversizeReply], None] | None = None
     """Set by the connection once its session exists: hears of every body cut at the cap."""
+    not_jsonrpc: dict[int, str] = field(default_factory=dict)
+    """Request id → why the HTTP reply to it was no JSON-RPC message (``reply_fault``)."""
 
     def oversize(self, event: OversizeReply) -> None:
         if self.on_oversize is not None:
@@ -58,6 +61,19 @@ class HttpLog:
         self.statuses.append(
             HttpStatus(response.request.method, response.status_code, scheme, location)
         )
+        rid = _request_id(response.request)
+        if rid is not None:
+            fault = await _not_jsonrpc(response)
+            if fault is not None and len(self.not_jsonrpc) < _MAX_FAULTS:
+                self.not_jsonrpc[rid] = fault
+
+    def reply_fault(self, request_id: object) -> str | None:
+        """Why the HTTP reply to ``request_id`` was not a JSON-RPC message, if it was not (the
+        SDK then hands the caller an error code of its own making: -32600 for an unexpected
+        content type, -32700 for an unparseable body, -32603 for an error page)."""
+        if not isinstance(request_id, int) or isinstance(request_id, bool):
+            return None
+        return self.not_jsonrpc.pop(request_id, None)
 
     def first_failure(self) -> HttpStatus | None:
         return next((s for s in self.statuses if s.status >= 400), None)
@@ -70,6 +86,58 @@ class HttpLog:
         Streamable HTTP at this URL (the fallback to legacy SSE is worth a try)."""
         failure = self.first_failure()
         return failure is not None and failure.method == "POST" and failure.status in (404, 405)
+
+
+_MAX_FAULTS = 1024
+_JSON = "application/json"
+_SSE = "text/event-stream"
+
+
+def _request_id(request: httpx2.Request) -> int | None:
+    """The JSON-RPC id of one of mcprobe's POSTed requests (its ids are integers), else None."""
+    if request.method != "POST":
+        return None
+    try:
+        sent = json.loads(request.content)
+    except (ValueError, RecursionError, httpx2.RequestNotRead):
+        return None
+    rid = sent.get("id") if isinstance(sent, dict) and "method" in sent else None
+    return rid if isinstance(rid, int) and not isinstance(rid, bool) else None
+
+
+async def _not_jsonrpc(response: httpx2.Response) -> str | None:
+    """Why this reply to a request is no JSON-RPC message, or None when it is one (or may be:
+    an event stream, which the SDK reads event by event). A 404 is left to the SDK (the HTTP
+    spelling of "session terminated" or "method not found"), and a body over the size cap to
+    ``http_cap`` (an oversize reply)."""
+    status = response.status_code
+    kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    shown = kind[:60] or "none"
+    where = f"HTTP {status_phrase(status)}, Content-Type {shown}"
+    if status == 404 or 300 <= status < 400:
+        return None
+    if status == 202:
+        return f"not a JSON-RPC reply: {where} with no response to the request"
+    if kind == _SSE and status < 300:
+        return None
+    if kind != _JSON:
+        return f"not a JSON-RPC reply: {where}"
+    try:
+        body = await response.aread()
+    except httpx2.HTTPError:
+        return None
+    try:
+        decoded = json.loads(body)
+    except RecursionError:
+        return None  # valid JSON nested too deep: the depth checks name it
+    except ValueError:
+        return f"not a JSON-RPC reply: {where}, a body that is not JSON"
+    if isinstance(decoded, list):  # Streamable HTTP: one JSON object answers a request
+        return f"not a JSON-RPC reply: {where}, a JSON array where one response object belongs"
+    shaped = isinstance(decoded, dict) and decoded.get("jsonrpc") == "2.0"
+    if not (shaped and any(key in decoded for key in ("result", "error", "method"))):
+        return f"not a JSON-RPC reply: {where}, JSON that is no JSON-RPC message"
+    return None
 
 
 def status_phrase(status: int) -> str:

@@ -67,6 +67,7 @@ from mcprobe.client.transports.sandbox import isolation_of
 from mcprobe.client.transports.sandbox import release as release_sandbox
 from mcprobe.client.transports.sandbox import start as start_sandboxed
 from mcprobe.client.wire_events import (
+    BatchSeen,
     DeepMessage,
     InvalidReply,
     NotificationsSeen,
@@ -434,7 +435,32 @@ class _LineSplitter:
         if isinstance(params, dict) and len(self.records) < _MAX_RECORDS:
             self.records.append((params.get("progressToken"), params))
 
+    def _batch(self, line: bytes, out: list[SessionMessage | Exception]) -> bool:
+        """A JSON-RPC batch (an array of messages; MCP 2025-03-26 says clients MUST accept them):
+        each element handled as if it had come on a line of its own, in order. False when the
+        line is no batch (not JSON, not a non-empty array): the caller reads it as one message."""
+        try:
+            decoded = json.loads(line)
+        except (ValueError, RecursionError):
+            return False
+        if not isinstance(decoded, list) or not decoded:
+            return False
+        out.append(BatchSeen(len(decoded)))
+        for element in decoded:
+            try:
+                text = json.dumps(element, separators=(",", ":")).encode("ascii")
+            except (ValueError, RecursionError):
+                out.append(StdoutNoise(line[:200].decode("utf-8", errors="replace")))
+                continue
+            if isinstance(element, list):  # a batch in a batch is no JSON-RPC message
+                out.append(StdoutNoise(text[:200].decode("ascii")))
+            else:
+                self._line(text, out)
+        return True
+
     def _line(self, line: bytes, out: list[SessionMessage | Exception]) -> None:
+        if line[:1] == b"[" and self._batch(line, out):
+            return
         if b'"id"' not in line and line[:1] == b"{" and line[-1:] == b"}" and b'"jsonrpc"' in line:
             # Shaped like a notification (no id anywhere): counted without a full parse.
             match = _NOTIFICATION_METHOD_RE.search(line)

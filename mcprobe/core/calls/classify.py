@@ -345,7 +345,9 @@ def _result(case: Case, raw: RawCall, outcome: Outcome, **found: Any) -> CaseRes
 def _classify_jsonrpc_error(case: Case, raw: RawCall) -> CaseResult:
     message_text = raw.error_message if isinstance(raw.error_message, str) else ""
     error_text = "\n".join(part for part in (message_text, _rendered(raw.error_data)) if part)
-    notes: list[str] = []
+    # No code: the reply was no JSON-RPC message at all (the I/O layer says why in ``detail``),
+    # an invalid result like any (``CaseResult.invalid_result``), never a rejection.
+    notes: list[str] = [raw.detail] if raw.error_code is None and raw.detail else []
     if is_internal_error(raw.error_code):
         notes.append("internal error (-32603) is not a clean rejection")
     leaked = leak_kind(error_text, case.arguments)
