@@ -64,6 +64,7 @@ SESSION_CODES: tuple[str, ...] = (
     "server.invalid_initialize",
     "server.invalid_list_page",
     "server.invalid_message",
+    "server.jsonrpc_batch",
     "server.notification_flood",
     "server.oversize_message",
     "server.pagination_cap",
