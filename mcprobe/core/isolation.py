@@ -6,7 +6,9 @@ tool (Flatpak's) that builds the namespaces, so mcprobe has no namespace code of
 target sees:
 
 - its own network namespace (only ``lo``): nothing it does reaches beyond loopback;
-- the host filesystem read-only (``--ro-bind / /``), a private ``/dev``, ``/proc`` and ``/tmp``;
+- the host filesystem read-only (``--ro-bind / /``), a private ``/dev``, ``/proc`` and ``/tmp``
+  (a command installed under ``/tmp`` stays reachable: its top directory there is bound back
+  read-only);
 - every home directory (``/root``, ``/home``) replaced by an empty tmpfs, so ``HOME`` is fresh
   and the secret places in it (``~/.ssh``, ``~/.aws``, ``~/.config/gcloud``, ``~/.gnupg``,
   ``~/.netrc``, ``~/.docker``, ``~/.kube``...) are simply absent; what a server needs to start
@@ -215,6 +217,18 @@ def _top_in_home(path: str, home: str) -> str | None:
     return base.rstrip("/") + "/" + rest.split("/", 1)[0]
 
 
+PRIVATE_TMP = "/tmp"
+"""Replaced by an empty tmpfs inside the sandbox, like the home roots."""
+
+
+def _top_in_tmp(path: str) -> str | None:
+    """The first directory below ``/tmp`` on ``path`` (``/tmp/ci.x`` for
+    ``/tmp/ci.x/p/.venv/bin/python``), or None: a command installed there must stay reachable
+    once the sandbox's private ``/tmp`` covers the host's."""
+    rest = path[len(PRIVATE_TMP) :].lstrip("/") if _under(path, PRIVATE_TMP) else ""
+    return f"{PRIVATE_TMP}/{rest.split('/', 1)[0]}" if rest else None
+
+
 def _secret(path: str, home: str) -> bool:
     for root in (home, *HOME_ROOTS):
         for place in SECRET_PLACES:
@@ -242,7 +256,7 @@ def plan_sandbox(facts: SandboxFacts) -> SandboxPlan:
         "--proc",
         "/proc",
         "--tmpfs",
-        "/tmp",
+        PRIVATE_TMP,
     ]
     for root in HOME_ROOTS:
         args += ["--tmpfs", root]
@@ -252,6 +266,10 @@ def plan_sandbox(facts: SandboxFacts) -> SandboxPlan:
     for path in [*facts.commands, *named]:
         top = _top_in_home(path, facts.home)
         if top is not None and top not in exposed and not _secret(top, facts.home):
+            exposed.append(top)
+    for path in facts.commands:  # named paths under /tmp get private copies below
+        top = _top_in_tmp(path)
+        if top is not None and top not in exposed:
             exposed.append(top)
     for path in exposed:
         args += ["--ro-bind-try", path, path]
