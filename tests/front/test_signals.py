@@ -115,6 +115,8 @@ def test_a_signal_during_a_long_lint_ends_the_audit_within_seconds_and_the_targe
             "audit",
             "--timeout",
             "600",
+            "--sandbox",  # the target's files and pid are read from the host
+            "off",
             "--",
             sys.executable,
             str(TARGETS_DIR / "huge_listing.py"),
