@@ -195,10 +195,11 @@ def test_http_target_with_bearer_from_env_never_shows_the_token(
     url, token = http_demo_with_bearer
     proc, outputs = _run(tmp_path, INPUT_URL=url, INPUT_FUZZ="false", MCPROBE_TARGET_TOKEN=token)
     assert proc.returncode == 0, proc.stderr
-    # fuzz "false" on a server with tools: not graded, and the step says so instead of a score
-    assert (outputs["grade"], outputs["score"]) == ("-", "")
-    assert "score not graded (no tool was called (the audit ran without fuzz)" in proc.stderr
-    assert "**Not graded:** no tool was called" in (tmp_path / "summary.md").read_text("utf-8")
+    # fuzz "false" on a server with tools: graded on what was measured, marked static
+    assert outputs["grade"] in ("A", "B", "C", "D", "F") and outputs["score"].isdigit()
+    report = json.loads((tmp_path / "reports" / "mcprobe-report.json").read_text("utf-8"))
+    assert report["notGraded"] is None
+    assert report["static"].startswith("no tool was called (the audit ran without fuzz)")
     shown = [proc.stdout, proc.stderr, (tmp_path / "github_output").read_text(encoding="utf-8")]
     shown += [p.read_text(encoding="utf-8") for p in (tmp_path / "reports").iterdir()]
     shown.append((tmp_path / "summary.md").read_text(encoding="utf-8"))
@@ -326,11 +327,12 @@ def test_the_readme_documents_uses_with_command_url_and_sarif_upload() -> None:
 
 
 @pytest.mark.slow
-def test_min_score_over_a_report_that_is_not_graded_exits_like_the_cli(tmp_path: Path) -> None:
-    # The CLI exits 1 (a gate that cannot judge anything); the Action used to exit 3.
+def test_min_score_over_a_static_report_exits_like_the_cli(tmp_path: Path) -> None:
+    # No tool called: the report is static, and a gate on it is a usage error unless
+    # --allow-static (the CLI exits 1; the Action used to exit 3).
     proc, outputs = _run(tmp_path, INPUT_COMMAND=DEMO, INPUT_FUZZ="false", INPUT_MIN_SCORE="10")
     assert proc.returncode == 1, proc.stderr
-    assert "mcprobe: usage error: --fail-under, but the report is not graded" in proc.stderr
-    assert outputs["grade"] == "-"
+    assert "mcprobe: usage error: --fail-under, but the report is static" in proc.stderr
+    assert outputs["grade"] != "-"
     summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
     assert "**✗ This step failed: mcprobe exit 1, usage error" in summary

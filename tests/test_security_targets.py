@@ -59,11 +59,12 @@ def test_a_poisoned_server_scores_f_with_security_leading_the_critical_callout()
     assert "has a critical security finding" in fuzzed.markdown
 
 
-def test_a_poisoned_server_audited_without_fuzz_is_not_graded_but_security_still_leads(
+def test_a_poisoned_server_audited_without_fuzz_grades_f_and_security_leads(
     poisoned: ConformanceReport,
 ) -> None:
-    assert (poisoned.overall, poisoned.grade) == (None, "-")  # no tool called: no grade at all
-    assert poisoned.not_graded is not None
+    # A critical security finding grades F whether or not a tool was called (SPEC §6).
+    assert poisoned.grade == "F" and poisoned.overall is not None and poisoned.overall <= 39
+    assert poisoned.not_graded is None and poisoned.static is not None
     security = next(d for d in poisoned.dimensions if d.key == "security")
     assert security.score == 0
     assert poisoned.critical_problems[0].kind == "securityCritical"

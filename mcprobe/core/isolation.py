@@ -283,7 +283,8 @@ def plan_sandbox(facts: SandboxFacts) -> SandboxPlan:
         if copyable(item):
             args += ["--bind", f"{{copy{len(copies)}}}", item.path]
             copies.append(item.path)
-        else:
+        else:  # bound again: under /tmp or a home root the private mounts would hide it
+            args += ["--ro-bind-try", item.path, item.path]
             read_only.append(item.path)
     hidden: list[str] = []
     for path in facts.secrets:

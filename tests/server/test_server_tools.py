@@ -127,7 +127,8 @@ async def test_connect_lint_list_fuzz_report_disconnect_on_the_demo_target() -> 
 async def test_fuzz_writes_and_fuzz_destructive_are_the_consent_levels_of_fuzz_and_report() -> None:
     with anyio.fail_after(60):
         async with mcprobe_client() as client:
-            error, text, _ = await call(client, "probe_connect", DEMO)
+            # The consent levels decide only without isolation (inside it every tool is called).
+            error, text, _ = await call(client, "probe_connect", {**DEMO, "sandbox": "off"})
             assert not error, text
             _, _, default = await call(client, "probe_fuzz", {"tools": ["set_mode", "greet"]})
             _, _, writes = await call(
@@ -322,7 +323,7 @@ async def test_probe_fuzz_and_probe_report_take_user_examples_and_refuse_an_inva
     assert reported["source"] == "user" and reported["inconclusive"] is None
 
 
-async def test_probe_report_measures_a_tool_given_a_realistic_example_and_is_ungraded_without_fuzz(
+async def test_probe_report_measures_a_tool_given_a_realistic_example_and_is_static_without_fuzz(
     tmp_path: Any,
 ) -> None:
     repo = tmp_path / "checkout"
@@ -330,7 +331,9 @@ async def test_probe_report_measures_a_tool_given_a_realistic_example_and_is_ung
     (repo / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
     with anyio.fail_after(60):
         async with mcprobe_client() as client:
-            error, text, _ = await call(client, "probe_connect", DEMO)
+            # The example names a path under /tmp: an isolated target sees only its own private /tmp
+            # (paths named only in examples get no copy yet).
+            error, text, _ = await call(client, "probe_connect", {**DEMO, "sandbox": "off"})
             assert not error, text
             error, text, static = await call(client, "probe_report", {})
             assert not error, text
@@ -343,9 +346,10 @@ async def test_probe_report_measures_a_tool_given_a_realistic_example_and_is_ung
                     "detail": "full",  # the clean valid call is read below
                 },
             )
-    assert (static["overall"], static["grade"]) == (None, "-")
-    assert static["notGraded"].startswith("no tool was called (the audit ran without fuzz)")
-    assert "Overall score: not graded" in text  # the Markdown is the text content, once
+    # No tool called: graded on what was measured, and marked static (SPEC §6).
+    assert isinstance(static["overall"], int) and static["notGraded"] is None
+    assert static["static"].startswith("no tool was called (the audit ran without fuzz)")
+    assert "static: tools not called" in text  # the Markdown is the text content, once
     assert static["markdown"] is None
     assert fuzzed["notGraded"] is None and isinstance(fuzzed["overall"], int)
     (valid,) = [r for r in fuzzed["fuzz"] if r["name"] == "open_repo" and r["case"] == "valid"]

@@ -205,7 +205,13 @@ def _prose(text: str, limit: int, quote: Callable[[str], str]) -> str:
         pieces.append(_escape_prose(cleaned[last : match.start()]))
         pieces.append(quote(match.group(1)))
         last = match.end()
-    pieces.append(_escape_prose(cleaned[last:]))
+    rest = cleaned[last:]
+    opened = rest.find("`") if cut else -1
+    if opened >= 0 and opened + 1 < len(rest):
+        # The cut fell inside a quoted (target) string: what is left of it stays quoted.
+        pieces += [_escape_prose(rest[:opened]), quote(rest[opened + 1 :] + ELLIPSIS)]
+        return "".join(pieces)
+    pieces.append(_escape_prose(rest))
     return "".join(pieces) + (ELLIPSIS if cut else "")
 
 
