@@ -7,6 +7,7 @@ import io
 import os
 import re
 import select
+import signal
 import sys
 import time
 
@@ -87,6 +88,10 @@ def test_bare_mcprobe_on_a_tty_says_what_it_waits_for_and_ends_on_the_first_ctrl
 
     pid, fd = pty.fork()
     if pid == 0:  # the child: mcprobe on a terminal, as a person starts it
+        # A terminal's Ctrl-C: SIGINT at its default (a background job's children inherit it
+        # ignored or blocked, as under CI or a non-interactive shell).
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         os.execv(sys.executable, [sys.executable, "-m", "mcprobe"])
     out = b""
 
