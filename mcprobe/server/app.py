@@ -70,6 +70,7 @@ from mcprobe.server.models import (
 )
 from mcprobe.server.redaction import SERVER_RULES, server_redactor
 from mcprobe.server.registry import Connection, ConnectionRegistry
+from mcprobe.server.stdin import claimed_stdin
 
 __all__ = ["INSTRUCTIONS", "TOOLS", "build_server", "main", "serve_stdio"]
 
@@ -627,8 +628,9 @@ def build_server() -> Server[ConnectionRegistry]:
 async def serve_stdio() -> None:
     """Serve mcprobe over this process's stdin/stdout until the client closes it."""
     server = build_server()
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+    with claimed_stdin() as stdin:
+        async with stdio_server(stdin=stdin) as (read, write):
+            await server.run(read, write, server.create_initialization_options())
 
 
 def main() -> None:

@@ -81,9 +81,15 @@ def test_the_f_cap_is_explained_where_it_applies() -> None:
     assert "capped at" not in render_terminal(_report(), colour=False)
 
 
+_INITIALIZE = (
+    b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+    b'"capabilities":{},"clientInfo":{"name":"tty-test","version":"0"}}}\n'
+)
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty behaviour checked on Linux")
-def test_bare_mcprobe_on_a_tty_says_what_it_waits_for_and_ends_on_the_first_ctrl_c() -> None:
+def test_bare_mcprobe_on_a_tty_says_what_it_waits_for_and_ends_on_ctrl_c_while_serving() -> None:
     import pty
 
     pid, fd = pty.fork()
@@ -111,8 +117,14 @@ def test_bare_mcprobe_on_a_tty_says_what_it_waits_for_and_ends_on_the_first_ctrl
     try:
         read_for(30)
         assert b"MCP server on stdin/stdout, waiting for a client (Ctrl-C to quit" in out
-        os.write(fd, b"not json-rpc\n")  # the SDK's stdin reader thread is now busy
-        read_for(1)
+        # An initialize answered: the server is up and its stdin reader is blocked on the next
+        # line when Ctrl-C comes (a Ctrl-C during start-up would not test the reader at all).
+        os.write(fd, _INITIALIZE)
+        deadline = time.monotonic() + 30
+        while b'"serverInfo"' not in out and time.monotonic() < deadline:
+            read_for(0.2)
+        assert b'"serverInfo"' in out, out[-300:]
+        read_for(0.5)
         os.write(fd, b"\x03")
         deadline = time.monotonic() + 10
         status = 0
