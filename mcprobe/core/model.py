@@ -318,7 +318,7 @@ class FuzzRun:
     reports was reproduced. ``deadline_hit`` is True when the overall deadline stopped the run.
     ``deaths`` lists every time the target died (with its restarts), ``flaky_crashes`` the
     candidates of each death that no replay reproduced, ``stopped`` why the run could not go on
-    after a death (None: it did not stop).
+    after a death (None: it did not stop). ``isolated``: the target ran in the sandbox.
     """
 
     results: tuple[CaseResult, ...]
@@ -331,6 +331,7 @@ class FuzzRun:
     deaths: tuple[TargetDeath, ...] = ()
     flaky_crashes: tuple[tuple[str, ...], ...] = ()
     stopped: str | None = None
+    isolated: bool = False  # the target ran in the sandbox (what it denies is named so)
 
 
 # --------------------------------------------------------------------------- scores

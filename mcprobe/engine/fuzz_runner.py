@@ -477,7 +477,8 @@ async def run_fuzz(
     flat = run.results[flat_index] if flat_index is not None else None
     finished = [r for i, r in enumerate(run.results[:n_cases]) if r is not None and i != flat_index]
     return FuzzRun(
-        results=judge_controls(finished),
+        results=judge_controls(finished, isolated=isolated),
+        isolated=isolated,
         coverage=Coverage(
             total_tools=len(tools),
             fuzzed_tools=selection.selected_names,

@@ -160,3 +160,38 @@ def test_sandbox_required_is_a_usage_error_where_bubblewrap_is_missing(
         assert "bubblewrap (bwrap) is not installed" in (fallback.isolation.reason or "")
     finally:
         sandbox._bwrap.cache_clear()
+
+
+def test_calls_failing_on_what_the_sandbox_denies_are_inconclusive_and_say_how_to_judge_them(
+    tmp_path: Path,
+) -> None:
+    _skip_without_namespaces()
+    target = str(TARGETS_DIR / "sandbox_denied.py")
+    note = TARGETS_DIR / "sandbox-denied-note.txt"
+    fixture = tmp_path / "fixture"
+    fixture.mkdir()
+    argv = [sys.executable, "-m", "mcprobe", "audit", "--json", "--fuzz", "--no-config"]
+    argv += ["--sandbox", "required", "--cwd", str(fixture), "--", sys.executable, target]
+    done = subprocess.run(
+        [*NETNS, *argv],
+        capture_output=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+        cwd=tmp_path,
+        timeout=240,
+        check=False,
+    )
+    assert not note.exists(), "the sandboxed write reached the checkout"
+    report = json.loads(done.stdout)
+    valid = {r["name"]: r for r in report["fuzz"] if r["case"] == "valid"}
+    assert "Read-only file system" in valid["save_note"]["message"]
+    assert "Network is unreachable" in valid["fetch_status"]["message"]
+    for result in valid.values():
+        assert result["inconclusive"].endswith("which the sandbox denies"), result
+        assert result["verdicts"] == []
+    notes = " ".join(report["notes"])
+    assert "could not be judged in the sandbox: the tools need a writable file system" in notes
+    assert "could not be judged in the sandbox: the tools need network access" in notes
+    assert "private writable copy" in notes and "`--sandbox off`" in notes
+    # The validation refusals differ from the control's OS error: they stay conclusive.
+    rejections = [r for r in report["fuzz"] if r["malformed"]]
+    assert len(rejections) == 8 and all(r["inconclusive"] is None for r in rejections)

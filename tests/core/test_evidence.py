@@ -136,6 +136,11 @@ def test_a_malformed_call_refused_only_in_text_stays_silently_accepted_and_says_
         "spawn git ENOENT",
         "No module named 'readabilipy'",
         "connect ENETUNREACH 2606:50c0::153:443",
+        "[Errno 30] Read-only file system: '/home/u/notes/todo.md'",
+        "EROFS: read-only file system, open '/srv/data/x.json'",
+        "BlockingIOError: [Errno 11] Resource temporarily unavailable (fork failed)",
+        "Error: spawn EAGAIN",
+        "OSError: [Errno 27] File too large",
     ],
 )
 def test_failures_caused_by_the_machine_are_environment(text: str) -> None:
@@ -154,6 +159,10 @@ def test_failures_caused_by_the_machine_are_environment(text: str) -> None:
         "not a git repository: example.txt",
         "Access denied - path outside allowed directories",
         "Unknown timezone 'example'",
+        "MemoryError",
+        "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
+        "BlockingIOError: [Errno 11] Resource temporarily unavailable",
+        "the file is too large to display",
     ],
 )
 def test_failures_the_server_owns_are_not_environment(text: str) -> None:
@@ -498,3 +507,40 @@ def test_the_setup_plan_names_each_setup_tool_once_with_the_tools_that_wait_for_
     tools = ["list_notes", "search", "other", "open_workspace"]
     assert setup_plan(results, tools) == {"open_workspace": ["list_notes", "search"]}
     assert setup_plan(results, ["list_notes", "search", "other"]) == {}  # not a tool of the run
+
+
+@pytest.mark.parametrize(
+    ("text", "need"),
+    [
+        ("[Errno 30] Read-only file system: '/home/u/notes.md'", "a writable file system"),
+        ("getaddrinfo ENOTFOUND example.com", "network access"),
+        ("Error: spawn EAGAIN", "room under a resource limit"),
+    ],
+)
+def test_what_the_sandbox_denies_is_named_as_its_doing_with_how_to_judge_the_calls(
+    text: str, need: str
+) -> None:
+    valid = _run(_case(), _text(text, is_error=True))
+    malformed = _run(_case(CaseKind.WRONG_TYPE), _text("bad input", is_error=True))
+    judged = judge_controls([valid, malformed], isolated=True)
+    assert judged[0].inconclusive is not None
+    assert judged[0].inconclusive.startswith(f"the call needs {need}")
+    assert judged[0].inconclusive.endswith("which the sandbox denies")
+    assert judged[1].inconclusive is not None  # no working control: proves nothing either
+    fuzz = FuzzRun(results=judged, coverage=_fuzz(list(judged)).coverage, isolated=True)
+    (note, *_) = evidence_notes(fuzz)
+    assert note.startswith(f"1 call could not be judged in the sandbox: the tools need {need}")
+    assert "`--sandbox off`" in note and 'sandbox: "off"' in note
+    assert ("private writable copy" in note) == (need == "a writable file system")
+    unsandboxed = judge_controls([valid, malformed])
+    assert unsandboxed[0].inconclusive is not None
+    assert unsandboxed[0].inconclusive.endswith("which this machine lacks")
+    (plain, *_) = evidence_notes(_fuzz(list(unsandboxed)))
+    assert plain.startswith("1 call could not be judged here") and "--sandbox" not in plain
+
+
+def test_a_tls_or_missing_binary_failure_in_the_sandbox_stays_the_machines() -> None:
+    for text in ("certificate verify failed", "spawn git ENOENT"):
+        res = _run(_case(), _text(text, is_error=True))
+        (judged,) = judge_controls([res], isolated=True)
+        assert judged.inconclusive is not None and "this machine lacks" in judged.inconclusive

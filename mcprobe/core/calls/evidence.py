@@ -18,8 +18,12 @@ marked ``inconclusive`` with the reason and kept out of every score — and the 
   (``getaddrinfo``, ``ENOTFOUND``, ``EAI_AGAIN``, ``ENETUNREACH``, ``ECONNREFUSED`` to a host
   that is not local, ``fetch failed``, name-resolution and TLS certificate errors), a missing
   browser or binary (``Executable doesn't exist``, ``spawn git ENOENT``, ``command not found``,
-  "… not found …, run … install"), a missing optional module (``No module named …``). Such a
-  call says where mcprobe runs, not how the tool behaves.
+  "… not found …, run … install"), a missing optional module (``No module named …``), a
+  read-only file system (``EROFS``: in the sandbox, a write outside the private copies), a
+  process or file-size limit (``Cannot fork``, ``EFBIG``; memory is left out: a call that needs
+  gigabytes is a danger). Such a call says where mcprobe runs, not how the tool behaves; in the
+  sandbox, what it denies (network, writes outside the copies, room past its limits) is named
+  as the sandbox's doing, with how to judge the calls anyway.
 
 ``judge_controls`` applies the per-tool rules once every call of a run is classified:
 
@@ -56,6 +60,7 @@ __all__ = [
     "failure_text",
     "judge_controls",
     "protocol_notes",
+    "sandbox_denied",
     "setup_plan",
     "setup_tool",
     "unmet_precondition",
@@ -144,9 +149,30 @@ _INSTALL_HINT = (
     r"|\b(?:playwright|puppeteer)\s+install\b)"
 )
 _LOCAL_HOST = r"(?:127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|::1|\[::1\])"
+WRITABLE_FS = "a writable file system"
+RESOURCE_LIMIT = "room under a resource limit"
+NETWORK = "network access"
 _ENVIRONMENT: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
-        "network access",
+        WRITABLE_FS,
+        re.compile(
+            r"(?:\[Errno 30\]\s*)?Read-only file system|\bEROFS\b|\[Errno 30\]", re.IGNORECASE
+        ),
+    ),
+    (
+        # the sandbox's process and file-size limits (core/isolation.Limits); memory is left
+        # out on purpose: a call that needs gigabytes is a danger worth its verdict
+        RESOURCE_LIMIT,
+        re.compile(
+            r"\b(?:fork|spawn|clone|thread)\w*\b[^\n]{0,80}?(?:Resource temporarily unavailable"
+            r"|\bEAGAIN\b)|(?:Resource temporarily unavailable|\bEAGAIN\b)[^\n]{0,40}?"
+            r"\b(?:fork|spawn|clone|thread)|Cannot fork|can't start new thread"
+            r"|File too large|\bEFBIG\b|\[Errno 27\]|File size limit exceeded",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        NETWORK,
         re.compile(
             r"getaddrinfo(?: E[A-Z_]{2,20})?(?: [\w.-]{1,100})?"
             r"|ENOTFOUND|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH|fetch failed"
@@ -165,7 +191,7 @@ _ENVIRONMENT: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     (
-        "network access",
+        NETWORK,
         re.compile(r"ECONNREFUSED\s+(?!" + _LOCAL_HOST + r")[\w.:\[\]-]+"),
     ),
     (
@@ -216,6 +242,20 @@ def environment_cause(text: str) -> str | None:
             evidence = " ".join(match.group(0).split())[:80]
             return f"{what} (`{evidence}`)"
     return None
+
+
+_SANDBOX_DENIES = (NETWORK + " (`", WRITABLE_FS, RESOURCE_LIMIT)
+"""What the sandbox takes away (core/isolation.py): the network but loopback, writes outside
+the private copies, room past its limits. TLS errors and missing binaries are this machine's."""
+
+
+def sandbox_denied(need: str) -> bool:
+    """Whether an ``environment_cause`` is one the sandbox itself causes when isolated."""
+    return need.startswith(_SANDBOX_DENIES)
+
+
+def _where(need: str, isolated: bool) -> str:
+    return "the sandbox denies" if isolated and sandbox_denied(need) else "this machine lacks"
 
 
 # --------------------------------------------------------------------------- preconditions
@@ -340,9 +380,12 @@ def _refused_sample_why(result: CaseResult) -> str:
     )
 
 
-def judge_controls(results: Sequence[CaseResult]) -> tuple[CaseResult, ...]:
+def judge_controls(
+    results: Sequence[CaseResult], *, isolated: bool = False
+) -> tuple[CaseResult, ...]:
     """``results`` (one run, any order) with the inconclusive ones marked, per the rules of the
-    module docstring. Results already marked keep their reason; order is kept."""
+    module docstring. Results already marked keep their reason; order is kept. ``isolated``:
+    the target ran in the sandbox, so what it denies is named as the sandbox's doing."""
     controls: dict[str, CaseResult] = {}
     for result in results:
         if not result.malformed and result.outcome is not Outcome.NOT_RUN:
@@ -350,7 +393,7 @@ def judge_controls(results: Sequence[CaseResult]) -> tuple[CaseResult, ...]:
             controls.setdefault(result.tool, result)
     marked: list[CaseResult] = []
     for result in results:
-        marked.append(_judge(result, controls.get(result.tool)))
+        marked.append(_judge(result, controls.get(result.tool), isolated))
     return tuple(marked)
 
 
@@ -376,7 +419,9 @@ def _blanked(result: CaseResult) -> str:
     return text
 
 
-def _environment_judged(result: CaseResult, control: CaseResult | None) -> CaseResult:
+def _environment_judged(
+    result: CaseResult, control: CaseResult | None, isolated: bool
+) -> CaseResult:
     """A result the machine caused: inconclusive, except (a) an error dressed as success (the
     missing ``isError`` is the server's choice, wherever it runs) and (b) a malformed case that
     got the failed control's very answer (the input reached the same failing call unchecked)."""
@@ -391,18 +436,19 @@ def _environment_judged(result: CaseResult, control: CaseResult | None) -> CaseR
     ):
         note = _BYPASS_NOTE.format(need=control.environment)
         return judged(replace(result, validation_bypass=True, note=_joined(note, result.note)))
-    return _mark(result, f"the call needs {result.environment}, which this machine lacks")
+    need = result.environment or ""
+    return _mark(result, f"the call needs {need}, which {_where(need, isolated)}")
 
 
 def _joined(first: str, rest: str | None) -> str:
     return first if not rest else f"{first}; {rest}"
 
 
-def _judge(result: CaseResult, control: CaseResult | None) -> CaseResult:
+def _judge(result: CaseResult, control: CaseResult | None, isolated: bool) -> CaseResult:
     if result.inconclusive is not None or result.outcome is Outcome.NOT_RUN:
         return result
     if result.environment is not None:
-        return _environment_judged(result, control)
+        return _environment_judged(result, control, isolated)
     precondition = unmet_precondition(result.message) if result.rejected else None
     if precondition is not None:
         return _mark(
@@ -440,6 +486,17 @@ def _calls(n: int) -> str:
     return "1 call" if n == 1 else f"{n} calls"
 
 
+_UNSANDBOXED = (
+    'audit a disposable instance unsandboxed (CLI `--sandbox off`, `sandbox: "off"` on '
+    "probe_connect) to judge them."
+)
+_SANDBOX_HINT = {
+    WRITABLE_FS: "name the paths the tools write in the target's command line or environment "
+    "(each named path gets a private writable copy), or " + _UNSANDBOXED,
+    "": _UNSANDBOXED,
+}
+
+
 def evidence_notes(fuzz: FuzzRun) -> list[str]:
     """mcprobe's summary of what its run could not judge, one line per cause (tool names in
     backticks, the lint convention): the environment, refused samples, rejections without a
@@ -450,6 +507,13 @@ def evidence_notes(fuzz: FuzzRun) -> list[str]:
         if result.environment is not None:
             by_need.setdefault(result.environment, []).append(result)
     for need, found in by_need.items():
+        if fuzz.isolated and sandbox_denied(need):
+            notes.append(
+                f"{_calls(len(found))} could not be judged in the sandbox: the tools need {need}, "
+                f"which the sandbox denies ({_tools(found)}). They count in no score; "
+                + _SANDBOX_HINT[WRITABLE_FS if need.startswith(WRITABLE_FS) else ""]
+            )
+            continue
         notes.append(
             f"{_calls(len(found))} could not be judged here: the tools need {need}, which this "
             f"machine lacks ({_tools(found)}). They count in no score; audit where the tools "
