@@ -9,15 +9,20 @@ import sys
 import anyio
 import pytest
 
+from mcprobe.client.transports.sandbox import bwrap_problem
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.audit import AuditOptions, audit_spec
 from mcprobe.report.model import ConformanceReport
 from tests.targets import HOSTILE_ANSWERS
 
 
-def _audit(mode: str, *, destructive: bool = False) -> ConformanceReport:
+def _audit(mode: str, *, destructive: bool = False, sandbox: str = "off") -> ConformanceReport:
     spec = TargetSpec(
-        "stdio", command=sys.executable, args=(str(HOSTILE_ANSWERS), mode), connect_timeout=10.0
+        "stdio",
+        command=sys.executable,
+        args=(str(HOSTILE_ANSWERS), mode),
+        connect_timeout=10.0,
+        sandbox=sandbox,  # type: ignore[arg-type]
     )
     options = AuditOptions(fuzz_destructive=destructive, surface=False)
 
@@ -95,3 +100,31 @@ def test_without_consent_to_call_every_tool_no_probe_is_sent() -> None:
     assert _security(report) == []
     assert not any("Attack probes" in n for n in report.notes)
     assert all(not r.case.startswith("probe:") for r in report.fuzz)
+
+
+@pytest.mark.parametrize(
+    ("mode", "found"),
+    [
+        ("inject", {("security.command_injection", "shout")}),
+        (
+            "traverse",
+            {("security.path_traversal", "read_note"), ("security.any_file_read", "read_note")},
+        ),
+        ("ssrf", {("security.ssrf", "preview")}),
+    ],
+)
+def test_an_isolated_target_is_probed_with_plain_fuzz_and_each_hole_is_still_proved(
+    mode: str, found: set[tuple[str, str]]
+) -> None:
+    """Consent follows isolation: no --fuzz-destructive. The planted file must be one the
+    sandbox shows and the SSRF listener must live in the sandbox's own network namespace, or
+    the traversal and SSRF holes would go unseen."""
+    problem = bwrap_problem()
+    if problem is not None:
+        pytest.skip(f"isolation needs bubblewrap and namespaces: {problem}")
+    hostile = _audit(mode, sandbox="required")
+    assert hostile.target is not None and hostile.target.isolation is not None
+    assert hostile.target.isolation.isolated
+    assert set(_security(hostile)) == found, hostile.notes
+    assert any(n.startswith("Attack probes (isolated)") for n in hostile.notes)
+    assert _security(_audit(f"honest-{mode}", sandbox="required")) == []

@@ -60,7 +60,7 @@ from mcprobe.core.calls.result_shape import version_problem
 from mcprobe.core.checks.progress import CancelObservation, ProgressTrace
 from mcprobe.core.client_capabilities import wire_capabilities
 from mcprobe.core.errors import ConnectFailed, UsageError
-from mcprobe.core.isolation import NOT_STARTED, Isolation
+from mcprobe.core.isolation import NOT_STARTED, Isolation, stopped_by
 from mcprobe.core.model import (
     JSON,
     Finding,
@@ -391,7 +391,8 @@ class TargetConnection:
 
     def _lost(self) -> str:
         if self._process is not None and self._process.returncode is not None:
-            return f"target exited with code {self._process.returncode}"
+            code = self._process.returncode
+            return f"target exited with code {code}{stopped_by(code, self.isolation)}"
         return "connection closed"
 
     async def request(self, method: str, params: JSON, *, timeout: float | None = None) -> RawCall:

@@ -112,3 +112,8 @@ class IsolatedTarget(Target, Protocol):
 
     @property
     def isolation(self) -> Isolation: ...
+
+    @property
+    def pid(self) -> int | None:
+        """The running process (None: not running), e.g. to reach its network namespace."""
+        ...

@@ -523,6 +523,8 @@ class Classified(Protocol):
     @property
     def inconclusive(self) -> str | None: ...
     @property
+    def environment(self) -> str | None: ...
+    @property
     def leak(self) -> bool: ...
     @property
     def validation_bypass(self) -> bool: ...
@@ -559,7 +561,9 @@ def call_verdicts(call: Classified) -> tuple[str, ...]:
     if call.kind == _UNKNOWN_TOOL:
         return _probe_verdicts(call)
     keys: list[str] = []
-    if call.outcome == _CRASH:
+    # A crash is evidence on its own, except a death the machine caused (the sandbox's
+    # file-size limit killed the target: ``calls/classify``), which is inconclusive.
+    if call.outcome == _CRASH and (call.environment is None or call.inconclusive is None):
         keys.append("crash")
     if call.outcome == _TIMEOUT:
         keys.append("timeout")

@@ -1,12 +1,16 @@
 """Send the attack probes of ``core/security/probes.py`` (SPEC §5.2) and collect their answers.
 
-Only with consent to call every tool (``--fuzz-destructive``; later also under isolation): the
-probes are harmless (a shell computes a sum, a planted file is read, mcprobe's own listener is
-fetched) but they do make a vulnerable server run a shell and read or fetch what it is told.
+Only with consent to call every tool: the target runs isolated (the sandbox contains whatever
+a probe makes it do), or ``--fuzz-destructive``. The probes are harmless (a shell computes a
+sum, a planted file is read, mcprobe's own listener is fetched) but they do make a vulnerable
+server run a shell and read or fetch what it is told.
 
 The I/O here: the planted file (a fresh directory of mcprobe's, outside every path the target
-was started with, removed afterwards), the loopback listener (127.0.0.1 only, port 0, answers
-every request with a fixed page and records its path; closed afterwards) and the calls
+was started with, removed afterwards; for an isolated target under ``/var/tmp``, which the
+sandbox shows read-only, as its ``/tmp`` is private), the loopback listener (127.0.0.1 only,
+port 0, answers every request with a fixed page and records its path; closed afterwards; for an
+isolated target on the loopback of the sandbox's own network namespace,
+``client/transports/netns.py``, since the host's is out of its reach) and the calls
 themselves, each within the per-call timeout and the audit's deadline. A call that fails, times
 out or kills the target proves nothing and is left alone (the fuzz run reports deaths).
 """
@@ -16,6 +20,7 @@ from __future__ import annotations
 import json
 import secrets
 import shutil
+import socket
 import tempfile
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -24,8 +29,9 @@ from pathlib import Path
 from typing import Any, cast
 
 import anyio
-from anyio.abc import SocketStream
+from anyio.abc import Listener, SocketListener, SocketStream
 
+from mcprobe.client.transports.netns import listener_in
 from mcprobe.core.model import JSON, CaseKind, Finding, FuzzRun, Outcome, RawCall, RawKind
 from mcprobe.core.security.probes import Probe, ProbeSetup, judge_probes, plan_probes
 from mcprobe.core.security.results import answer_findings, code_runners, exposed_values
@@ -59,10 +65,16 @@ def _outside(path: Path, avoid: Sequence[str]) -> bool:
     return True
 
 
-def _plant(avoid: Sequence[str], content: str) -> Path | None:
+_VISIBLE_IN_SANDBOX = ("/var/tmp",)
+"""Where a file mcprobe plants is seen by an isolated target: the host filesystem is bound
+read-only, but ``/tmp`` and ``/dev`` are the sandbox's own (core/isolation.py)."""
+
+
+def _plant(avoid: Sequence[str], content: str, *, isolated: bool = False) -> Path | None:
     """A fresh directory with the canary file, outside every absolute path in ``avoid`` (the
     target's arguments and working directory), or None when no such place is found."""
-    for base in (tempfile.gettempdir(), "/var/tmp", "/dev/shm"):
+    bases = _VISIBLE_IN_SANDBOX if isolated else (tempfile.gettempdir(), "/var/tmp", "/dev/shm")
+    for base in bases:
         if not Path(base).is_dir() or not _outside(Path(base) / "x", avoid):
             continue
         directory = Path(tempfile.mkdtemp(prefix="mcprobe-probe-", dir=base))
@@ -72,9 +84,14 @@ def _plant(avoid: Sequence[str], content: str) -> Path | None:
 
 
 @asynccontextmanager
-async def _listener(paths: list[str]) -> AsyncIterator[str]:
-    """A loopback HTTP listener (127.0.0.1, a free port) recording the path of every request."""
-    listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
+async def _listener(paths: list[str], sock: socket.socket | None = None) -> AsyncIterator[str]:
+    """A loopback HTTP listener (127.0.0.1, a free port) recording the path of every request;
+    on ``sock`` when given (a socket bound in the sandbox's network namespace)."""
+    listener: Listener[SocketStream]
+    if sock is not None:
+        listener = await SocketListener.from_socket(sock)
+    else:
+        listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
 
     async def serve(stream: SocketStream) -> None:
         async with stream:
@@ -127,7 +144,7 @@ def _answer_text(raw: RawCall) -> str:
     return "\n".join(parts)
 
 
-def _setup(nonce: str, directory: Path | None, content: str, url: str) -> ProbeSetup:
+def _setup(nonce: str, directory: Path | None, content: str, url: str | None) -> ProbeSetup:
     return ProbeSetup(
         nonce=nonce,
         addends=(10_000 + secrets.randbelow(40_000), 10_000 + secrets.randbelow(40_000)),
@@ -173,22 +190,38 @@ async def run_attack_probes(
     avoid: Sequence[str] = (),
     call_timeout: float | None = None,
     deadline: float | None = None,
+    isolated: bool = False,
+    pid: int | None = None,
 ) -> ProbeRun:
-    """Plan, send and judge the probes for every tool that had a clean valid call."""
+    """Plan, send and judge the probes for every tool that had a clean valid call.
+    ``isolated``: the target (process ``pid``) runs in the sandbox, so the planted file goes
+    where it can see it and the listener into its network namespace."""
     valid = _valid_arguments(fuzz)
     by_name = {t.get("name"): t for t in tools if isinstance(t, Mapping)}
     content = f"mcprobe-file-canary-{secrets.token_hex(8)}"
-    directory = _plant(avoid, content)
+    directory = _plant(avoid, content, isolated=isolated)
     notes: list[str] = []
     if directory is None:
+        where = " that the sandbox shows (/var/tmp)" if isolated else ""
         notes.append(
-            "Attack probes: no place outside the target's paths for the planted file; no "
-            "traversal probe was sent."
+            f"Attack probes: no place{where} outside the target's paths for the planted file; "
+            "no traversal probe was sent."
         )
+    sock: socket.socket | None = None
+    if isolated:
+        made = listener_in(pid)
+        if isinstance(made, str):
+            notes.append(
+                f"Attack probes: no SSRF probe was sent: the isolated target has a network of "
+                f"its own and mcprobe could not listen in it ({made})."
+            )
+        else:
+            sock = made
     paths: list[str] = []
     try:
-        async with _listener(paths) as url:
-            setup = _setup(secrets.token_hex(4), directory, content, url)
+        async with _listener(paths, sock) as url:
+            reachable = url if sock is not None or not isolated else None
+            setup = _setup(secrets.token_hex(4), directory, content, reachable)
             probes = [
                 probe
                 for name, arguments in valid.items()
@@ -216,15 +249,17 @@ def _budget(deadline: float | None, fuzz_seconds: float) -> float:
     return own if deadline is None else min(deadline, own)
 
 
-def probe_note(run: ProbeRun) -> str:
-    """The report note naming what was probed (the findings carry each proving probe)."""
+def probe_note(run: ProbeRun, *, isolated: bool = False) -> str:
+    """The report note naming what was probed (the findings carry each proving probe) and the
+    consent that allowed it."""
     kinds: dict[str, int] = {}
     for probe in run.probes:
         kinds[probe.kind] = kinds.get(probe.kind, 0) + 1
     listed = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
     tools = sorted({p.tool for p in run.probes})
+    consent = "isolated" if isolated else "--fuzz-destructive"
     return (
-        f"Attack probes (--fuzz-destructive): {run.sent} of {len(run.probes)} sent ({listed}) "
+        f"Attack probes ({consent}): {run.sent} of {len(run.probes)} sent ({listed}) "
         f"to {len(tools)} tool(s); each probe's label and arguments are in the findings it "
         "proved (security.command_injection, path_traversal, any_file_read, ssrf)."
     )
@@ -241,6 +276,8 @@ async def answer_security(
     deadline: float | None = None,
     fuzz_seconds: float = 0.0,
     known: Sequence[str] = (),
+    isolated: bool = False,
+    pid: int | None = None,
 ) -> tuple[list[Finding], list[str], list[str]]:
     """The security findings of what the tools answered: the attack probes first (when
     ``probe``: consent to call every tool), then the result scan over every watched answer, the
@@ -259,9 +296,12 @@ async def answer_security(
             avoid=avoid,
             call_timeout=call_timeout,
             deadline=_budget(deadline, fuzz_seconds),
+            isolated=isolated,
+            pid=pid,
         )
         found += run.findings
-        notes += [*run.notes, probe_note(run)] if run.probes else list(run.notes)
+        shown = probe_note(run, isolated=isolated)
+        notes += [*run.notes, shown] if run.probes else list(run.notes)
         labels = {probe_key(p.tool, p.arguments): p.label for p in run.probes}
     listed = {t.get("name") for t in tools if isinstance(t, Mapping)}
     scanned = [a for a in answers(watch, fuzz.results, labels) if a.tool in listed]

@@ -148,6 +148,7 @@ async def run_audit(
     traced = traces_so_far(target)  # calls of earlier audits on this connection are not judged
     examples = checked_examples(snapshot.tools, options.examples) if options.examples else {}
     fuzz_started = anyio.current_time()
+    isolated = isinstance(target, IsolatedTarget) and target.isolation.isolated
     if fuzz:
         async with phase("fuzz calls"):
             fuzz_run = await run_fuzz(
@@ -157,7 +158,7 @@ async def run_audit(
                 fuzz_writes=options.fuzz_writes,
                 fuzz_destructive=options.fuzz_destructive,
                 include=options.include,
-                isolated=isinstance(target, IsolatedTarget) and target.isolation.isolated,
+                isolated=isolated,
                 skip=options.skip_tools,
                 concurrency=options.concurrency,
                 call_timeout=options.call_timeout,
@@ -171,8 +172,10 @@ async def run_audit(
         watch,
         snapshot.tools,
         fuzz_run,
-        probe=options.fuzz_destructive,
+        probe=options.fuzz_destructive or isolated,  # consent follows isolation (SPEC §5)
         avoid=avoid_paths,
+        isolated=isolated,
+        pid=target.pid if isinstance(target, IsolatedTarget) else None,
         call_timeout=options.call_timeout,
         deadline=deadline,
         fuzz_seconds=anyio.current_time() - fuzz_started,

@@ -73,6 +73,7 @@ class _Call(_View):
     leak: bool = False
     error_code: int | None = None
     inconclusive: str | None = None
+    environment: str | None = None
     validation_bypass: bool = False
     stored: list[str] | None = Field(default=None, alias="verdicts")
 

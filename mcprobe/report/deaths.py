@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
+from mcprobe.core.isolation import FILE_LIMIT_DEATH
 from mcprobe.core.model import FuzzRun, TargetDeath
 from mcprobe.report.model import RestartOut, TargetDeathOut
 
@@ -87,7 +88,12 @@ def _restarts(death: TargetDeath) -> str:
 
 def _one(number: int, death: TargetDeath, flaky: Sequence[tuple[str, ...]]) -> str:
     verdict = death_verdict(death, flaky)
-    if verdict == "crash":
+    if verdict == "crash" and FILE_LIMIT_DEATH in death.cause:
+        what = (
+            f"replaying {_quoted(death.cases[0])} alone killed it again ({death.cause}): that "
+            "case hits the sandbox's file-size limit, which is not counted against the server"
+        )
+    elif verdict == "crash":
         what = (
             f"replaying {_quoted(death.cases[0])} alone killed it again ({death.cause}): that case "
             "crashes the server"

@@ -195,3 +195,33 @@ def test_calls_failing_on_what_the_sandbox_denies_are_inconclusive_and_say_how_t
     # The validation refusals differ from the control's OS error: they stay conclusive.
     rejections = [r for r in report["fuzz"] if r["malformed"]]
     assert len(rejections) == 8 and all(r["inconclusive"] is None for r in rejections)
+
+
+def test_a_target_killed_at_the_sandboxs_file_size_limit_is_reported_with_that_limit(
+    tmp_path: Path,
+) -> None:
+    _skip_without_namespaces()
+    target = str(TARGETS_DIR / "sandbox_denied.py")
+    argv = [sys.executable, "-m", "mcprobe", "audit", "--json", "--fuzz", "--no-config"]
+    argv += ["--sandbox", "required", "--cwd", str(tmp_path), "--", sys.executable, target, "big"]
+    done = subprocess.run(
+        [*NETNS, *argv],
+        capture_output=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+        cwd=tmp_path,
+        timeout=240,
+        check=False,
+    )
+    report = json.loads(done.stdout)
+    causes = [death["cause"] for death in report["deaths"]]
+    assert causes, report["notes"]
+    assert all(
+        "killed by SIGXFSZ: a file grew past the sandbox's file-size limit, 256 MiB" in cause
+        for cause in causes
+    ), causes
+    # the limit's doing, not the server's: inconclusive, no crash verdict, not in the score
+    (valid,) = [r for r in report["fuzz"] if r["case"] == "valid"]
+    assert valid["outcome"] == "protocolCrash" and "crash" not in valid["verdicts"]
+    assert valid["inconclusive"].endswith("which the sandbox denies")
+    assert "not counted against the server" in " ".join(report["notes"])
+    assert report["critical"] == [] and report["criticalProblems"] == []

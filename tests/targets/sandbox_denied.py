@@ -6,6 +6,10 @@
 - ``fetch_status`` (``url``: string) connects to 203.0.113.1:80 (TEST-NET-3): in the sandbox
   (and in any loopback-only namespace) ``[Errno 101] Network is unreachable``.
 
+With the argument ``big`` it lists one tool instead, ``write_big`` (``text``: string), which
+writes 300 MiB to ``/tmp/sandbox-denied-big``: past the sandbox's file-size limit (256 MiB) the
+kernel kills it with SIGXFSZ (restored to its default, as in a C or Node server).
+
 Each failure is answered with ``isError`` and the OS error's text, as many real servers do; an
 argument of the wrong type or a missing one is refused with a validation message. Raw
 newline-delimited JSON-RPC on stdio, standard library only.
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import sys
 
@@ -32,7 +37,19 @@ def _fetch_status(arguments: dict[str, object]) -> str:
         return "connected"
 
 
+def _write_big(arguments: dict[str, object]) -> str:
+    chunk = b"x" * (1024 * 1024)
+    with open("/tmp/sandbox-denied-big", "wb") as out:
+        for _ in range(300):
+            out.write(chunk)
+    return "wrote 300 MiB"
+
+
 ACTIONS = {"save_note": (_save_note, "text"), "fetch_status": (_fetch_status, "url")}
+if sys.argv[1:] == ["big"]:
+    ACTIONS = {"write_big": (_write_big, "text")}
+    # CPython ignores SIGXFSZ (the write then fails with EFBIG); a C or Node server dies of it.
+    signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
 
 
 def _call(name: object, arguments: object) -> dict[str, object]:

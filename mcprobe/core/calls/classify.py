@@ -32,8 +32,9 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from mcprobe.core.calls.evidence import environment_cause, failure_text
+from mcprobe.core.calls.evidence import RESOURCE_LIMIT, environment_cause, failure_text
 from mcprobe.core.calls.result_shape import describe, result_shape_problems
+from mcprobe.core.isolation import FILE_LIMIT_DEATH
 from mcprobe.core.model import (
     INTERNAL_ERROR,
     JSON,
@@ -293,7 +294,10 @@ def classify_call(
         return _result(case, raw, Outcome.TIMEOUT, note=_note(detail))
     if raw.kind is RawKind.TRANSPORT_LOST:
         detail = raw.detail or "the transport closed or the reply was not valid JSON-RPC"
-        return _result(case, raw, Outcome.PROTOCOL_CRASH, note=_note(detail))
+        # A death at the sandbox's file-size limit (the I/O layer's own words) is the limit's
+        # doing: environment, inconclusive, out of the score.
+        limit = f"{RESOURCE_LIMIT} (`SIGXFSZ`)" if FILE_LIMIT_DEATH in detail else None
+        return _result(case, raw, Outcome.PROTOCOL_CRASH, note=_note(detail), environment=limit)
     if raw.kind is RawKind.JSONRPC_ERROR:
         return _classify_jsonrpc_error(case, raw)
     invalid = _invalid_result(case, raw, protocol_version)

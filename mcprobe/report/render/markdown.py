@@ -431,7 +431,7 @@ def _outcome(result: FuzzResultOut) -> str:
 
 def _note(result: FuzzResultOut) -> str:
     parts = []
-    if result.outcome == _CRASH and "crash" not in result.verdicts:
+    if result.outcome == _CRASH and "crash" not in result.verdicts and not result.environment:
         parts.append("in flight when another case killed the target (not blamed)")
     if result.message:
         parts.append(md_cell(result.message, CELL_NOTE_LIMIT))
