@@ -155,31 +155,50 @@ def _setup(nonce: str, directory: Path | None, content: str, url: str | None) ->
 
 
 async def _send(
-    target: Target, probes: Sequence[Probe], call_timeout: float | None, deadline: float | None
+    target: Target,
+    probes: Sequence[Probe],
+    call_timeout: float | None,
+    deadline: float | None,
+    width: int = 1,
 ) -> tuple[dict[tuple[str, str], str], list[str]]:
+    """Send ``probes``, ``width`` at a time (the audit's concurrency: probing a slow server one
+    call after another would multiply its audit), until the budget ends or the target dies."""
     answers: dict[tuple[str, str], str] = {}
     notes: list[str] = []
     timeout = min(call_timeout or _PROBE_TIMEOUT, _PROBE_TIMEOUT)
     given_up: set[str] = set()
-    for probe in probes:
-        if deadline is not None and anyio.current_time() >= deadline:
-            notes.append("Attack probes: their time budget ran out; the rest were not sent.")
-            break
-        if not target.alive:
-            notes.append("Attack probes: the target died; the remaining probes were not sent.")
-            break
-        if probe.tool in given_up:
-            continue
-        raw = None
-        with anyio.move_on_after(_remaining(deadline)):  # the budget cuts a call in flight too
-            raw = await target.call_tool(probe.tool, probe.arguments, timeout=timeout)
-        if raw is None:
-            notes.append("Attack probes: their time budget ran out; the rest were not sent.")
-            break
-        if raw.kind is RawKind.TIMEOUT:
-            given_up.add(probe.tool)  # one probe that waits is enough for this tool
-        answers[(probe.tool, probe.label)] = _answer_text(raw)
+    pending = iter(probes)
+
+    def stop(note: str) -> None:
+        if note not in notes:
+            notes.append(note)
+
+    async def worker() -> None:
+        for probe in pending:  # one iterator shared by the workers: each probe is sent once
+            if notes:
+                return
+            if deadline is not None and anyio.current_time() >= deadline:
+                return stop(_BUDGET_NOTE)
+            if not target.alive:
+                return stop("Attack probes: the target died; the remaining probes were not sent.")
+            if probe.tool in given_up:
+                continue
+            raw = None
+            with anyio.move_on_after(_remaining(deadline)):  # the budget cuts a call in flight
+                raw = await target.call_tool(probe.tool, probe.arguments, timeout=timeout)
+            if raw is None:
+                return stop(_BUDGET_NOTE)
+            if raw.kind is RawKind.TIMEOUT:
+                given_up.add(probe.tool)  # one probe that waits is enough for this tool
+            answers[(probe.tool, probe.label)] = _answer_text(raw)
+
+    async with anyio.create_task_group() as group:
+        for _ in range(max(1, min(width, len(probes)))):
+            group.start_soon(worker)
     return answers, notes
+
+
+_BUDGET_NOTE = "Attack probes: their time budget ran out; the rest were not sent."
 
 
 async def run_attack_probes(
@@ -192,6 +211,7 @@ async def run_attack_probes(
     deadline: float | None = None,
     isolated: bool = False,
     pid: int | None = None,
+    width: int = 1,
 ) -> ProbeRun:
     """Plan, send and judge the probes for every tool that had a clean valid call.
     ``isolated``: the target (process ``pid``) runs in the sandbox, so the planted file goes
@@ -228,7 +248,7 @@ async def run_attack_probes(
                 if name in by_name
                 for probe in plan_probes(by_name[name], arguments, setup)
             ][:_MAX_PROBES]
-            answers, stopped = await _send(target, probes, call_timeout, deadline)
+            answers, stopped = await _send(target, probes, call_timeout, deadline, width)
             await anyio.sleep(0.2)  # a fetch answered after its call returned is still a hit
     finally:
         if directory is not None:
@@ -278,6 +298,7 @@ async def answer_security(
     known: Sequence[str] = (),
     isolated: bool = False,
     pid: int | None = None,
+    concurrency: int = 1,
 ) -> tuple[list[Finding], list[str], list[str]]:
     """The security findings of what the tools answered: the attack probes first (when
     ``probe``: consent to call every tool), then the result scan over every watched answer, the
@@ -298,6 +319,7 @@ async def answer_security(
             deadline=_budget(deadline, fuzz_seconds),
             isolated=isolated,
             pid=pid,
+            width=concurrency,
         )
         found += run.findings
         shown = probe_note(run, isolated=isolated)

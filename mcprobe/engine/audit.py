@@ -167,24 +167,35 @@ async def run_audit(
                 examples=examples,
                 discovered=discover_values(target_out.args) if target_out is not None else None,
             )
-    # The attack probes (with consent to call every tool) and the scan of every answer.
-    answered, probe_notes, leaked = await answer_security(
-        watch,
-        snapshot.tools,
-        fuzz_run,
-        probe=options.fuzz_destructive or isolated,  # consent follows isolation (SPEC §5)
-        avoid=avoid_paths,
-        isolated=isolated,
-        pid=target.pid if isinstance(target, IsolatedTarget) else None,
-        call_timeout=options.call_timeout,
-        deadline=deadline,
-        fuzz_seconds=anyio.current_time() - fuzz_started,
-        known=[value for _, value in echo_secrets],
-    )
     era = target.era if isinstance(target, RequestTarget) else "handshake"
-    surface, eras = await _checks_after_fuzz(
-        target, fuzz_run, options, era, traced, second_connection
-    )
+    second: list[tuple[list[CheckResult], list[str]]] = []
+    async with anyio.create_task_group() as alongside:
+        # The checks on fresh connections (other processes) start with the attack probes: the
+        # probes' latencies are scored nowhere, so a process booting beside them distorts
+        # nothing, and the audit waits for the slower of the two instead of their sum.
+        if options.surface and isinstance(target, RequestTarget) and second_connection:
+            alongside.start_soon(_second, second_connection, era, second)
+        # The attack probes (with consent to call every tool) and the scan of every answer.
+        async with phase("attack probes and the answer scan"):
+            answered, probe_notes, leaked = await answer_security(
+                watch,
+                snapshot.tools,
+                fuzz_run,
+                probe=options.fuzz_destructive or isolated,  # consent follows isolation
+                avoid=avoid_paths,
+                isolated=isolated,
+                pid=target.pid if isinstance(target, IsolatedTarget) else None,
+                concurrency=options.concurrency,
+                call_timeout=options.call_timeout,
+                deadline=deadline,
+                fuzz_seconds=anyio.current_time() - fuzz_started,
+                known=[value for _, value in echo_secrets],
+            )
+        surface = await _checks_after_fuzz(target, fuzz_run, options, era, traced)
+    eras = [era]
+    if second and surface is not None:
+        extra, eras = second[0]
+        surface = dataclasses.replace(surface, checks=(*surface.checks, *extra))
     # Session findings are read after fuzzing: a target may misbehave on the wire mid-run.
     # The long pure steps run off the event loop (``offload``): a signal never waits for them.
     linted = await computed(partial(lint_server, snapshot))
@@ -274,33 +285,18 @@ async def _checks_after_fuzz(
     options: AuditOptions,
     era: str,
     traced: int,
-    second_connection: Callable[[str], Awaitable[tuple[list[CheckResult], list[str]]]] | None,
-) -> tuple[SurfaceRun | None, list[str]]:
-    """The surface checks and the fresh-connection checks, side by side; the surface run and
-    the eras the target speaks."""
-    surface: SurfaceRun | None = None
-    eras = [era]
-    probing = options.surface and isinstance(target, RequestTarget)
-    second: list[tuple[list[CheckResult], list[str]]] = []
-    async with anyio.create_task_group() as alongside:
-        # After the fuzz calls, whose latencies are scored: a fresh process booting beside
-        # them would slow them down, mcprobe's doing, not the server's (SPEC §5.1). Then the
-        # checks on fresh connections (other processes), the resource/prompt/protocol checks
-        # and the cancellation probe (one more call of a slow tool) run side by side: the audit
-        # waits for the slowest of them, not for their sum. The surface checks still come
-        # after fuzzing, so a resource read that kills the target cannot cost the tools their
-        # cases.
-        if probing and second_connection is not None:
-            alongside.start_soon(_second, second_connection, era, second)
-        if probing:
-            surface, observed = await _surface_and_cancellation(
-                cast(RequestTarget, target), fuzz_run, options, era, traced
-            )
-            surface = dataclasses.replace(surface, checks=(*surface.checks, *observed))
-    if second and surface is not None:
-        extra, eras = second[0]
-        surface = dataclasses.replace(surface, checks=(*surface.checks, *extra))
-    return surface, eras
+) -> SurfaceRun | None:
+    """The resource/prompt/protocol checks and the cancellation probe on the audited
+    connection, after the fuzz calls and the attack probes (the fresh-connection checks run
+    beside them: ``run_audit``)."""
+    # After the fuzz calls, whose latencies are scored: a fresh process booting beside them
+    # would slow them down, mcprobe's doing, not the server's (SPEC §5.1). The surface checks
+    # come after fuzzing, so a resource read that kills the target cannot cost the tools their
+    # cases.
+    if not (options.surface and isinstance(target, RequestTarget)):
+        return None
+    surface, observed = await _surface_and_cancellation(target, fuzz_run, options, era, traced)
+    return dataclasses.replace(surface, checks=(*surface.checks, *observed))
 
 
 async def _second(
