@@ -48,7 +48,7 @@ from mcprobe.client.raw_session import (
 )
 from mcprobe.client.streams import ReadStream, WriteStream
 from mcprobe.client.transports.http import HttpKind, HttpLog, open_http, status_phrase
-from mcprobe.client.transports.sandbox import bwrap_problem
+from mcprobe.client.transports.sandbox import bwrap_problem, stopped_by
 from mcprobe.client.transports.stdio import (
     DEFAULT_MAX_MESSAGE_BYTES,
     DEFAULT_STDERR_TAIL_BYTES,
@@ -60,7 +60,7 @@ from mcprobe.core.calls.result_shape import version_problem
 from mcprobe.core.checks.progress import CancelObservation, ProgressTrace
 from mcprobe.core.client_capabilities import wire_capabilities
 from mcprobe.core.errors import ConnectFailed, UsageError
-from mcprobe.core.isolation import NOT_STARTED, Isolation, stopped_by
+from mcprobe.core.isolation import NOT_STARTED, Isolation
 from mcprobe.core.model import (
     JSON,
     Finding,

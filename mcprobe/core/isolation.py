@@ -31,7 +31,6 @@ target does with ``--sandbox off``.
 from __future__ import annotations
 
 import re
-import signal
 from dataclasses import dataclass, field
 from typing import Literal, cast, get_args
 
@@ -163,28 +162,6 @@ NOT_STARTED = "an HTTP target is not started by mcprobe, so it cannot be isolate
 FILE_LIMIT_DEATH = "a file grew past the sandbox's file-size limit"
 """How ``stopped_by`` names a death at the sandbox's RLIMIT_FSIZE: the limit's doing, not the
 server's (``calls/classify`` makes such a crash inconclusive)."""
-
-
-def stopped_by(code: int, isolation: Isolation | None) -> str:
-    """What an exit code says beyond itself: the signal that ended the target (a negative code
-    from Python, 128 + N from bubblewrap, which relays its child's death that way) and, for
-    SIGXFSZ in the sandbox, the limit it hit; "" for an ordinary exit."""
-    isolated = isolation is not None and isolation.isolated
-    number = -code if code < 0 else code - 128 if isolated and 128 < code < 128 + 65 else None
-    if number is None:
-        return ""
-    try:
-        name = signal.Signals(number).name
-    except ValueError:
-        return ""
-    why = f" (killed by {name}"
-    if number == signal.SIGXFSZ:
-        limits = isolation.limits if isolation is not None and isolated else None
-        cap = f", {limits.file_bytes // (1024 * 1024)} MiB" if limits is not None else ""
-        why += (
-            f": {FILE_LIMIT_DEATH}{cap}" if isolated else ": a file grew past the file-size limit"
-        )
-    return why + ")"
 
 
 @dataclass(frozen=True)

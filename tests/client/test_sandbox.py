@@ -18,9 +18,10 @@ from typing import Any
 
 import pytest
 
-from mcprobe.client.transports.sandbox import bwrap_problem, prepare
+from mcprobe.client.transports.sandbox import bwrap_problem, prepare, stopped_by
 from mcprobe.core.cases.selection import CALLED_ISOLATED
 from mcprobe.core.errors import UsageError
+from mcprobe.core.isolation import Isolation, Limits
 from tests.targets import TARGETS_DIR
 
 ESCAPER = str(TARGETS_DIR / "escaper.py")
@@ -225,3 +226,19 @@ def test_a_target_killed_at_the_sandboxs_file_size_limit_is_reported_with_that_l
     assert valid["inconclusive"].endswith("which the sandbox denies")
     assert "not counted against the server" in " ".join(report["notes"])
     assert report["critical"] == [] and report["criticalProblems"] == []
+
+
+def test_a_death_by_signal_is_named_and_the_sandboxs_file_size_limit_with_its_size() -> None:
+    isolated = Isolation(mode="auto", isolated=True, tool="bubblewrap", limits=Limits())
+    bare = Isolation(mode="off", isolated=False)
+    # bubblewrap relays its child's death as 128 + N
+    assert stopped_by(153, isolated) == (
+        " (killed by SIGXFSZ: a file grew past the sandbox's file-size limit, 256 MiB)"
+    )
+    assert stopped_by(137, isolated) == " (killed by SIGKILL)"
+    assert stopped_by(-25, bare) == " (killed by SIGXFSZ: a file grew past the file-size limit)"
+    assert stopped_by(-11, None) == " (killed by SIGSEGV)"
+    # outside the sandbox 137 is just an exit code; ordinary codes say nothing more
+    assert stopped_by(137, bare) == ""
+    assert stopped_by(1, isolated) == ""
+    assert stopped_by(0, isolated) == ""

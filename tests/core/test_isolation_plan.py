@@ -2,14 +2,7 @@
 
 from __future__ import annotations
 
-from mcprobe.core.isolation import (
-    Isolation,
-    Limits,
-    PathFacts,
-    SandboxFacts,
-    plan_sandbox,
-    stopped_by,
-)
+from mcprobe.core.isolation import PathFacts, SandboxFacts, plan_sandbox
 
 
 def _binds(args: tuple[str, ...], flag: str) -> list[str]:
@@ -47,19 +40,3 @@ def test_a_path_named_under_tmp_is_a_private_copy_and_its_neighbours_stay_hidden
     plan = plan_sandbox(facts)
     assert "/tmp/fixture/data" in plan.copies
     assert not any(p.startswith("/tmp") for p in _binds(plan.bwrap_args, "--ro-bind-try"))
-
-
-def test_a_death_by_signal_is_named_and_the_sandboxs_file_size_limit_with_its_size() -> None:
-    isolated = Isolation(mode="auto", isolated=True, tool="bubblewrap", limits=Limits())
-    bare = Isolation(mode="off", isolated=False)
-    # bubblewrap relays its child's death as 128 + N
-    assert stopped_by(153, isolated) == (
-        " (killed by SIGXFSZ: a file grew past the sandbox's file-size limit, 256 MiB)"
-    )
-    assert stopped_by(137, isolated) == " (killed by SIGKILL)"
-    assert stopped_by(-25, bare) == " (killed by SIGXFSZ: a file grew past the file-size limit)"
-    assert stopped_by(-11, None) == " (killed by SIGSEGV)"
-    # outside the sandbox 137 is just an exit code; ordinary codes say nothing more
-    assert stopped_by(137, bare) == ""
-    assert stopped_by(1, isolated) == ""
-    assert stopped_by(0, isolated) == ""

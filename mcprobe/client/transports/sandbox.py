@@ -20,6 +20,7 @@ import contextlib
 import functools
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
@@ -31,6 +32,7 @@ from mcprobe.core.isolation import (
     COPY_LIMIT_BYTES,
     COPY_LIMIT_FILES,
     ENV_FILE,
+    FILE_LIMIT_DEATH,
     HOME_ROOTS,
     SECRET_PLACES,
     TOOLCHAIN_PLACES,
@@ -310,3 +312,25 @@ def release(pid: int) -> None:
         prepared = _BY_PID.pop(pid, None)
     if prepared is not None and prepared.workdir is not None:
         shutil.rmtree(prepared.workdir, ignore_errors=True)
+
+
+def stopped_by(code: int, isolation: Isolation | None) -> str:
+    """What an exit code says beyond itself: the signal that ended the target (a negative code
+    from Python, 128 + N from bubblewrap, which relays its child's death that way) and, for
+    SIGXFSZ in the sandbox, the limit it hit; "" for an ordinary exit."""
+    isolated = isolation is not None and isolation.isolated
+    number = -code if code < 0 else code - 128 if isolated and 128 < code < 128 + 65 else None
+    if number is None:
+        return ""
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        return ""
+    why = f" (killed by {name}"
+    if number == signal.SIGXFSZ:
+        limits = isolation.limits if isolation is not None and isolated else None
+        cap = f", {limits.file_bytes // (1024 * 1024)} MiB" if limits is not None else ""
+        why += (
+            f": {FILE_LIMIT_DEATH}{cap}" if isolated else ": a file grew past the file-size limit"
+        )
+    return why + ")"
