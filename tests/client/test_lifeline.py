@@ -314,3 +314,51 @@ def test_the_watchdog_spares_a_released_reused_or_malformed_registration(
         run_watchdog(commands(group.pid, started_at))
         assert group.poll() is None
         assert pid_running(child)
+
+
+@pytest.mark.slow
+def test_a_sigkilled_audit_leaves_no_sandbox_copy_behind(tmp_path: Path) -> None:
+    from mcprobe.client.transports.sandbox import bwrap_problem
+
+    problem = bwrap_problem()
+    if problem is not None:
+        pytest.skip(f"needs bubblewrap and namespaces: {problem}")
+    temp = tmp_path / "tmp"  # mcprobe's TMPDIR: where its copy directories are made
+    temp.mkdir()
+    fixture = tmp_path / "fixture"
+    fixture.mkdir()
+    (fixture / "data.txt").write_text("the user's file\n")
+    argv = [sys.executable, "-m", "mcprobe.cli", "audit", "--sandbox", "required"]
+    argv += ["--connect-timeout", "120", "--cwd", str(fixture), "--"]
+    argv += [sys.executable, RAW, "silent"]  # never answers: mcprobe waits, the copy exists
+    env = dict(os.environ, TMPDIR=str(temp))
+
+    def copies() -> list[Path]:
+        return [p for p in temp.iterdir() if p.name.startswith("mcprobe-sandbox-")]
+
+    with started(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env) as audit:
+        assert wait_for(lambda: bool(copies()) and watchdog_of(audit.pid) is not None, 60)
+        assert (copies()[0] / "0" / "data.txt").exists()  # the private copy of the fixture
+        time.sleep(SETTLE)
+        audit.kill()
+        audit.wait()
+        assert wait_for(lambda: not copies(), 30), copies()
+    assert (fixture / "data.txt").read_text() == "the user's file\n"
+
+
+def test_the_watchdog_removes_only_sandbox_copy_directories(tmp_path: Path) -> None:
+    copy = tmp_path / "mcprobe-sandbox-abc"
+    copy.mkdir()
+    other = tmp_path / "the-users-dir"
+    other.mkdir()
+    watchdog = subprocess.Popen(
+        [sys.executable, "-c", WATCH_CODE], stdin=subprocess.PIPE, cwd=REPO_ROOT
+    )
+    assert watchdog.stdin is not None
+    for path in (copy, other, Path("mcprobe-sandbox-relative")):
+        watchdog.stdin.write(f"d 1 {str(path).encode().hex()}\n".encode())
+    watchdog.stdin.write(b"d 1 not-hex\nd x 00\n")
+    watchdog.stdin.close()
+    watchdog.wait(30)
+    assert not copy.exists()
+    assert other.is_dir()

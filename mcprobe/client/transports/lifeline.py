@@ -43,6 +43,7 @@ import contextlib
 import os
 import queue
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -64,6 +65,9 @@ __all__ = ["Lifeline", "lifeline", "popen_target", "target_preexec", "watch"]
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 _LINUX = sys.platform.startswith("linux")
+SANDBOX_PREFIX = "mcprobe-sandbox-"
+"""The name start of a sandbox's copy directory (``sandbox.prepare``): the only kind of
+directory the watchdog removes."""
 _KILL_ROUNDS = 50
 """At most this many kill rounds of 20 ms (1 s) for a tree that keeps forking."""
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[3])
@@ -256,6 +260,12 @@ class Lifeline:
         """Target ``root`` was closed: forget it and its descendants."""
         self._send(f"x {root}")
 
+    def remove_on_death(self, root: int, directory: str) -> None:
+        """A directory of target ``root``'s (its sandbox copies) to remove if mcprobe dies
+        first; forgotten with ``release`` (mcprobe removes it itself then)."""
+        if os.path.basename(directory).startswith(SANDBOX_PREFIX):
+            self._send(f"d {root} {directory.encode('utf-8', 'surrogateescape').hex()}")
+
     def forget_after_fork(self) -> None:
         """In a ``fork`` child: this process is not the one whose death the watchdog awaits."""
         if self._fd is not None:
@@ -286,10 +296,14 @@ class _Watch:
     def __init__(self) -> None:
         self.roots: dict[int, int] = {}
         self.trackers: dict[int, DescendantTracker] = {}
+        self.directories: dict[int, list[str]] = {}
 
     def apply(self, raw: bytes) -> None:
         """One command; a malformed line is skipped."""
         parts = raw.split()
+        if parts[:1] == [b"d"] and len(parts) == 3:
+            self._directory(parts[1], parts[2])
+            return
         try:
             numbers = [int(p) for p in parts[1:]]
         except ValueError:
@@ -300,6 +314,23 @@ class _Watch:
         elif parts[:1] == [b"x"] and len(numbers) == 1:
             self.roots.pop(numbers[0], None)
             self.trackers.pop(numbers[0], None)
+            self.directories.pop(numbers[0], None)
+
+    def _directory(self, root: bytes, hexed: bytes) -> None:
+        try:
+            path = bytes.fromhex(hexed.decode("ascii")).decode("utf-8", "surrogateescape")
+            number = int(root)
+        except ValueError:
+            return
+        # Only a sandbox copy directory of mcprobe's, absolute: never anything else.
+        if os.path.isabs(path) and os.path.basename(path).startswith(SANDBOX_PREFIX):
+            self.directories.setdefault(number, []).append(path)
+
+    def remove_directories(self) -> None:
+        """After the kill: the copy directories of the targets mcprobe never released."""
+        for paths in self.directories.values():
+            for path in paths:
+                shutil.rmtree(path, ignore_errors=True)
 
     def _owned(self, root: int) -> bool:
         """Whether ``root`` is still (or no longer anybody but) the target registered: a live
@@ -353,3 +384,4 @@ def watch(fd: int = 0) -> None:
         state.scan()
     if state.roots:
         state.kill_all()
+    state.remove_directories()

@@ -27,6 +27,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from mcprobe.client.transports.lifeline import SANDBOX_PREFIX, lifeline
 from mcprobe.core.errors import UsageError
 from mcprobe.core.isolation import (
     COPY_LIMIT_BYTES,
@@ -231,7 +232,7 @@ def prepare(
     home = os.path.realpath(env.get("HOME") or os.path.expanduser("~"))
     facts = _facts(argv[0], argv[1:], env if named_env is None else named_env, real_cwd, home)
     plan = plan_sandbox(facts)
-    workdir = tempfile.mkdtemp(prefix="mcprobe-sandbox-")
+    workdir = tempfile.mkdtemp(prefix=SANDBOX_PREFIX)
     try:
         sources = {}
         for index, source in enumerate(plan.copies):
@@ -298,6 +299,8 @@ def adopt(pid: int, prepared: Prepared) -> None:
     """Remember which sandbox a started process runs in (``isolation_of``, ``release``)."""
     with _LOCK:
         _BY_PID[pid] = prepared
+    if prepared.workdir is not None:  # removed by the watchdog if mcprobe is SIGKILLed
+        lifeline().remove_on_death(pid, prepared.workdir)
 
 
 def isolation_of(pid: int) -> Isolation | None:
