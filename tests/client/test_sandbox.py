@@ -204,16 +204,22 @@ def test_a_target_killed_at_the_sandboxs_file_size_limit_is_reported_with_that_l
     _skip_without_namespaces()
     target = str(TARGETS_DIR / "sandbox_denied.py")
     argv = [sys.executable, "-m", "mcprobe", "audit", "--json", "--fuzz", "--no-config"]
-    argv += ["--sandbox", "required", "--cwd", str(tmp_path), "--", sys.executable, target, "big"]
+    fixture = tmp_path / "fixture"
+    fixture.mkdir()
+    argv += ["--sandbox", "required", "--cwd", str(fixture), "--", sys.executable, target, "big"]
+    temp = tmp_path / "tmp"  # mcprobe's TMPDIR: one copy directory per target generation
+    temp.mkdir()
     done = subprocess.run(
         [*NETNS, *argv],
         capture_output=True,
-        env=dict(os.environ, PYTHONPATH=str(REPO)),
+        env=dict(os.environ, PYTHONPATH=str(REPO), TMPDIR=str(temp)),
         cwd=tmp_path,
         timeout=240,
         check=False,
     )
     report = json.loads(done.stdout)
+    # every generation's private copies are removed, the dead ones' too
+    assert [p.name for p in temp.iterdir() if p.name.startswith("mcprobe-sandbox-")] == []
     causes = [death["cause"] for death in report["deaths"]]
     assert causes, report["notes"]
     assert all(

@@ -733,19 +733,21 @@ async def open_stdio(  # noqa: C901
         tracker.kill_recorded()
         line.release(pgid)
 
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(read_stdout)
-        tg.start_soon(drain_stderr)
-        tg.start_soon(write_stdin)
-        tg.start_soon(watch_exit)
-        tg.start_soon(_track_descendants, tracker)
-        try:
-            yield target, read_recv, write_send
-        finally:
-            with anyio.CancelScope(shield=True):
-                await stop()
-                tg.cancel_scope.cancel()
-    with anyio.CancelScope(shield=True), anyio.move_on_after(KILL_REAP):
-        await process.aclose()
-    release_sandbox(pgid)  # the private copies go with the process
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(read_stdout)
+            tg.start_soon(drain_stderr)
+            tg.start_soon(write_stdin)
+            tg.start_soon(watch_exit)
+            tg.start_soon(_track_descendants, tracker)
+            try:
+                yield target, read_recv, write_send
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await stop()
+                    tg.cancel_scope.cancel()
+        with anyio.CancelScope(shield=True), anyio.move_on_after(KILL_REAP):
+            await process.aclose()
+    finally:
+        release_sandbox(pgid)  # the private copies go with the process, however it ended
     read_recv.close()
