@@ -779,8 +779,10 @@ def _discard(started: subprocess.Popen[bytes]) -> None:
         with contextlib.suppress(subprocess.TimeoutExpired):
             started.wait(timeout=_REAP_SECONDS)  # SIGKILLed: only a stuck kernel call waits
     from mcprobe.client.transports.lifeline import lifeline
+    from mcprobe.client.transports.sandbox import release
 
     lifeline().release(started.pid)
+    release(started.pid)  # its private copies (a no-op once the audit released them)
     for pipe in (started.stdin, started.stdout, started.stderr):
         if pipe is not None:
             with contextlib.suppress(OSError):

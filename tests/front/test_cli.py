@@ -810,3 +810,34 @@ def test_double_verbose_names_every_start_of_the_target_and_times_every_phase() 
         "audit", "--fuzz", "-v", "--format", "json", *_target("--clean")
     )
     assert quiet_code == 0 and "target start" not in quiet_err  # -v: the calls, not the timeline
+
+
+def test_a_usage_error_after_the_target_was_pre_started_leaves_no_sandbox_copy(
+    tmp_path: Path,
+) -> None:
+    from mcprobe.client.transports.sandbox import bwrap_problem
+
+    problem = bwrap_problem()
+    if problem is not None:
+        pytest.skip(f"needs bubblewrap and namespaces: {problem}")
+    temp = tmp_path / "tmp"  # mcprobe's TMPDIR: where the copy directories are made
+    temp.mkdir()
+    fixture = tmp_path / "fixture"
+    fixture.mkdir()
+    (fixture / "data.txt").write_text("x\n")
+    # A lock file is read after the pre-start (the copy is made by then)
+    bad = tmp_path / "bad.lock"
+    bad.write_text('{"tools": 3}', encoding="utf-8")
+    argv = [sys.executable, "-m", "mcprobe", "audit", "--lock", str(bad), "--no-config"]
+    argv += ["--sandbox", "required", "--cwd", str(fixture), "--", sys.executable, CLI_TARGET]
+    done = subprocess.run(
+        argv,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, TMPDIR=str(temp)),
+        cwd=REPO_ROOT,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 1 and "is not an mcprobe lock" in done.stderr
+    assert [p.name for p in temp.iterdir() if p.name.startswith("mcprobe-sandbox-")] == []
