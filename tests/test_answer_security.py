@@ -73,17 +73,18 @@ def test_no_credential_value_reaches_the_report() -> None:
     assert "A1b2C3d4E5f6G7h8I9j0" not in text
 
 
-@pytest.mark.parametrize(
-    ("mode", "found"),
-    [
-        ("inject", {("security.command_injection", "shout")}),
-        (
-            "traverse",
-            {("security.path_traversal", "read_note"), ("security.any_file_read", "read_note")},
-        ),
-        ("ssrf", {("security.ssrf", "preview")}),
-    ],
-)
+# Each attack probe's hole on the hostile target, and what proves it.
+PROBED_HOLES = [
+    ("inject", {("security.command_injection", "shout")}),
+    (
+        "traverse",
+        {("security.path_traversal", "read_note"), ("security.any_file_read", "read_note")},
+    ),
+    ("ssrf", {("security.ssrf", "preview")}),
+]
+
+
+@pytest.mark.parametrize(("mode", "found"), PROBED_HOLES)
 def test_an_attack_probe_proves_the_hole_and_the_honest_look_alike_stays_silent(
     mode: str, found: set[tuple[str, str]]
 ) -> None:
@@ -102,17 +103,7 @@ def test_without_consent_to_call_every_tool_no_probe_is_sent() -> None:
     assert all(not r.case.startswith("probe:") for r in report.fuzz)
 
 
-@pytest.mark.parametrize(
-    ("mode", "found"),
-    [
-        ("inject", {("security.command_injection", "shout")}),
-        (
-            "traverse",
-            {("security.path_traversal", "read_note"), ("security.any_file_read", "read_note")},
-        ),
-        ("ssrf", {("security.ssrf", "preview")}),
-    ],
-)
+@pytest.mark.parametrize(("mode", "found"), PROBED_HOLES)
 def test_an_isolated_target_is_probed_with_plain_fuzz_and_each_hole_is_still_proved(
     mode: str, found: set[tuple[str, str]]
 ) -> None:
