@@ -249,7 +249,8 @@ async def run_attack_probes(
                 for probe in plan_probes(by_name[name], arguments, setup)
             ][:_MAX_PROBES]
             answers, stopped = await _send(target, probes, call_timeout, deadline, width)
-            await anyio.sleep(0.2)  # a fetch answered after its call returned is still a hit
+            if any(p.kind == "ssrf" for p in probes):
+                await anyio.sleep(0.2)  # a fetch answered after its call returned is still a hit
     finally:
         if directory is not None:
             shutil.rmtree(directory, ignore_errors=True)

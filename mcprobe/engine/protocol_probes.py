@@ -18,6 +18,7 @@ from mcp_types import PROTOCOL_VERSION_META_KEY
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from mcprobe.client.connection import open_target
+from mcprobe.client.transports.stdio import AFTER_REPORT_GRACE
 from mcprobe.core.calls.answers import describe, request_text
 from mcprobe.core.checks.catalogue import CheckResult, SurfaceRun, Verdict, check_result
 from mcprobe.core.checks.prompts import (
@@ -312,6 +313,7 @@ async def probe_modern_era(
         async with open_target(spec, deadline=deadline, protocol="modern") as second:
             probe = _Probe(second, timeout)
             await modern_checks(probe)
+            second.close_soon(AFTER_REPORT_GRACE)  # nothing more is wanted from this process
             return True, probe.checks
     except ConnectFailed:
         return False, []
@@ -345,6 +347,9 @@ async def probe_version_negotiation(spec: TargetSpec, deadline: float | None) ->
             spec, deadline=deadline, offer_version=UNKNOWN_VERSION, protocol="handshake"
         ) as second:
             answered = second.snapshot.protocol_version
+            # Nothing more is wanted from this process: a server whose timers outlive stdin EOF
+            # (server-everything) would otherwise hold the audit for the whole EOF grace.
+            second.close_soon(AFTER_REPORT_GRACE)
     except ConnectFailed as exc:
         text = str(exc)
         if text.startswith("initialize was rejected with JSON-RPC error"):
