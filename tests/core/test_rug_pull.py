@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from mcprobe.core.lint import engine
 from mcprobe.core.model import ServerSnapshot
 from mcprobe.core.security.rug_pull import definition_findings, field_diff, list_changed_findings
 from tests.support.builders import snapshot
@@ -20,6 +23,27 @@ def _snapshot(*tools: Any) -> ServerSnapshot:
 def test_an_identical_relisting_produces_no_finding() -> None:
     tools = (_tool("add", "Adds two numbers."), _tool("sub", "Subtracts."))
     assert definition_findings(_snapshot(*tools), [dict(t) for t in reversed(tools)]) == []
+
+
+def test_an_unchanged_relisting_lints_nothing_and_a_changed_one_lints_both_listings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    linted: list[int] = []
+    real = engine.lint_server
+
+    def counted(snap: ServerSnapshot) -> Any:
+        linted.append(len(snap.tools))
+        return real(snap)
+
+    monkeypatch.setattr("mcprobe.core.security.rug_pull.lint_server", counted)
+    tools = tuple(_tool(f"t{i}", f"Tool {i}.") for i in range(50))
+    assert definition_findings(_snapshot(*tools), list(tools)) == []
+    assert linted == []  # a 1,000-tool relisting used to lint the whole listing twice
+    changed = [*tools[:-1], _tool("t49", "Tool 49, changed.")]
+    assert [f.code for f in definition_findings(_snapshot(*tools), changed)] == [
+        "security.definition_changed"
+    ]
+    assert linted == [50, 50]
 
 
 def test_a_description_that_gains_hidden_instructions_is_a_critical_rug_pull_with_its_diff() -> (

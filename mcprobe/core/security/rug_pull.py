@@ -115,13 +115,18 @@ def definition_findings(
     """One finding per tool whose definition differs between ``snapshot.tools`` (the first
     listing) and ``relisted`` (the second, taken ``when``)."""
     first, second = _by_name(snapshot.tools), _by_name(relisted)
+    changed = [
+        name
+        for name in [*first, *(n for n in second if n not in first)]
+        if first.get(name) != second.get(name)
+    ]
+    if not changed:  # the usual case: no second lint of the whole listing (twice) for nothing
+        return []
     old_hits = _security_hits(snapshot, snapshot.tools)
     new_hits = _security_hits(snapshot, relisted)
     found: list[Finding] = []
-    for name in [*first, *(n for n in second if n not in first)]:
+    for name in changed:
         before, after = first.get(name), second.get(name)
-        if before == after:
-            continue
         added = sorted(new_hits.get(name, set()) - old_hits.get(name, set()))
         if before is None:
             what = "was added"
