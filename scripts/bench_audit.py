@@ -15,10 +15,11 @@ The physical limit of one mcprobe audit (issue 21) is computed from that audit's
 ``boot`` (median) + the longest single call chain (the slowest call, plus the cancellation
 probe's wall time when it re-called that tool, from the ``-vv`` timeline) + the other calls'
 latencies ÷ the concurrency. Printed per target: medians, mcprobe ÷ limit (goal ≤ 1.2×), mcprobe ÷
-each peer, the attack probes' phase (calls the limit does not count: no report holds their
-latencies) and mcprobe's import floor (its own start-up, which the limit leaves out) with the
-ratio to limit + floor. Real servers run inside ``unshare -rn`` (loopback only) with a fresh fixture
-directory, via ``tests/integration/real_servers.py``; own targets are ``tests/targets/``.
+each peer, and mcprobe's import floor (its own start-up, which the limit leaves out) with the
+ratio to limit + floor. The calls are the fuzz calls (latencies from the report) and the attack
+probes (count and summed latency from the ``-vv`` timeline). Real servers run inside
+``unshare -rn`` (loopback only) with a fresh fixture directory, via
+``tests/integration/real_servers.py``; own targets are ``tests/targets/``.
 
     .venv/bin/python scripts/bench_audit.py [--runs 3] [--max-tools 10]
         [--targets fast,slow,many,everything,filesystem] [--before DIR] [--mcpscore EXE]
@@ -51,6 +52,9 @@ OWN: dict[str, list[str]] = {
     "many": [PY, CLI_TARGET, "--clean", "--extra-tools", "999"],
 }
 _PHASE = re.compile(r"mcprobe: (?P<what>[^:\n]+(?:\([^)\n]*\))?): (?P<s>\d+\.\d+) s$", re.M)
+_PROBED = re.compile(
+    r"mcprobe: attack probes: (?P<n>\d+) call\(s\), (?P<s>\d+\.\d+) s of call time"
+)
 
 
 def _boot(command: list[str], cwd: Path, env: dict[str, str]) -> float:
@@ -152,15 +156,19 @@ def _limit(report: Any, stderr: str, boot: float, concurrency: int) -> tuple[flo
     """The physical limit of one audit: boot + the longest call chain + the rest ÷ concurrency."""
     latencies = sorted((c.get("latencyMs") or 0.0) / 1000 for c in report.get("fuzz", []))
     longest = latencies[-1] if latencies else 0.0
-    rest = sum(latencies[:-1]) / concurrency
     phases = {m["what"]: float(m["s"]) for m in _PHASE.finditer(stderr)}
     cancel = phases.get("progress checks and the cancellation probe", 0.0)
-    probes = phases.get("attack probes and the answer scan", 0.0)
+    # The attack probes are calls the audit makes too: their count and summed latency come from
+    # the -vv timeline (no report holds them) and share the concurrency like the fuzz calls.
+    probed = _PROBED.search(stderr)
+    probe_calls = int(probed["n"]) if probed else 0
+    probe_time = float(probed["s"]) if probed else 0.0
+    rest = (sum(latencies[:-1]) + probe_time) / concurrency
     chain = longest + cancel
-    why = f"boot {boot:.2f} + chain {longest:.2f}+{cancel:.2f} + {len(latencies)} calls {rest:.2f}"
-    # The attack probes are calls too, but their latencies are in no report: their phase's wall
-    # time is shown (not added to the limit), as is the fresh-connection phase.
-    why += f"; beside it: attack probes {probes:.2f}"
+    why = (
+        f"boot {boot:.2f} + chain {longest:.2f}+{cancel:.2f} + {len(latencies)} fuzz and "
+        f"{probe_calls} probe calls {rest:.2f}"
+    )
     return boot + chain + rest, why
 
 
