@@ -39,6 +39,7 @@ __all__ = [
     "listing_texts",
     "model_texts",
     "shown",
+    "tool_texts",
     "visible",
 ]
 
@@ -72,7 +73,8 @@ def shown(name: str) -> str:
     return visible(quote(name)).replace("`", "⟨backtick⟩")
 
 
-def _tool_texts(view: ToolView) -> Iterator[ModelText]:
+def tool_texts(view: ToolView) -> Iterator[ModelText]:
+    """The texts of one listing entry (``ToolView.texts`` keeps them for the rules)."""
     raw = view.raw
     if raw is None:
         return
@@ -204,7 +206,7 @@ def model_texts(snapshot: ServerSnapshot, views: Sequence[ToolView]) -> Iterator
                 Location(pointer=f"/serverInfo/{key}"), f"the server {key}", value, "title"
             )
     for view in views:
-        yield from _tool_texts(view)
+        yield from view.texts
 
 
 # --------------------------------------------------------------------------- making it visible
