@@ -238,12 +238,25 @@ def _is_blank(ch: str) -> bool:
     return ch.isspace()
 
 
+# Printable ASCII other than the space, and a single space before one of them (or at the end):
+# each is a whole token of ``visible`` (a blank run of one space shows as one space) and shows as
+# itself, so such stretches are copied as they are instead of being looked at one by one.
+_PLAIN = re.compile(r"(?:[!-~]| (?=[!-~]|\Z))+")
+
+
 def visible(text: str) -> str:
     """``text`` with every invisible character shown as ``⟨U+XXXX⟩`` (runs as ``⟨U+XXXX ×N⟩``),
     runs of Unicode tag characters decoded (``⟨tags: "…"⟩``) and long blank runs counted."""
+    if _PLAIN.fullmatch(text):
+        return text  # nothing to show: the loop below would copy every character
     out: list[str] = []
     i = 0
     while i < len(text):
+        plain = _PLAIN.match(text, i)
+        if plain is not None:  # i is where a token starts, so a space here starts a blank run
+            out.append(plain.group())
+            i = plain.end()
+            continue
         ch = text[i]
         j = i + 1
         if _is_tag(ord(ch)):
@@ -342,11 +355,18 @@ def _invisible_runs(text: str, lo: int, hi: int) -> Iterator[tuple[int, int, str
             k += 1
 
 
+_GRAPHIC = re.compile(r"[!-~]+")  # printable ASCII but the space: never invisible nor blank
+
+
 def _hidden_spans(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, what) for every run of invisible characters and every long blank run that
     is followed by more text."""
     i = 0
     while i < len(text):
+        graphic = _GRAPHIC.match(text, i)
+        if graphic is not None:  # neither invisible nor blank: nothing starts there
+            i = graphic.end()
+            continue
         ch = text[i]
         if _is_invisible(ch) and not _benign_joiner(text, i):
             j = i + 1
@@ -360,10 +380,9 @@ def _hidden_spans(text: str) -> Iterator[tuple[int, int, str]]:
             j = i + 1
             while j < len(text) and (_is_blank(text[j]) or _is_invisible(text[j])):
                 j += 1
-            rest = text[j:].strip()
             run = text[i:j]
             long_run = run.count("\n") >= _PADDING_NEWLINES or len(run) >= _PADDING_BLANKS
-            if long_run and rest:
+            if long_run and text[j:].strip():  # (the rest is looked at only after a long run)
                 yield i, j, f"a run of {j - i} blank characters that pushes the text after it "
                 "out of sight"
                 i = j
@@ -497,6 +516,8 @@ def _script(ch: str) -> str | None:
 
 def check_homoglyphs(texts: Sequence[ModelText]) -> Iterator[Finding]:
     for t in texts:
+        if t.text.isascii():
+            continue  # every ASCII letter is Latin: no word can mix scripts
         for match in _WORD.finditer(t.text):
             word = match.group()
             scripts = {s for s in map(_script, word) if s is not None}
@@ -766,7 +787,14 @@ def _unmarked(text: str) -> str:
 def _folded(text: str) -> str:
     """Invisible characters dropped (same length kept by replacing with spaces) so padding
     inside a phrase cannot dodge the patterns; offsets stay valid for ``excerpt``."""
-    return "".join(" " if _is_invisible(c) else c for c in text)
+    if _ORDINARY.fullmatch(text):
+        return text
+    return _UNORDINARY.sub(lambda m: "".join(" " if _is_invisible(c) else c for c in m[0]), text)
+
+
+# Tab, newline, carriage return and printable ASCII: never invisible (``_folded`` keeps them).
+_ORDINARY = re.compile(r"[\t\n\r -~]*")
+_UNORDINARY = re.compile(r"[^\t\n\r -~]+")
 
 
 # --------------------------------------------------------------------------- shadowing
