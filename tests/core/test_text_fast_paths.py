@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcprobe.core.lint import security_text
+from mcprobe.core.lint.rules import pointer
 from mcprobe.core.lint.security_text import (
     _PADDING_BLANKS,
     _PADDING_NEWLINES,
@@ -217,3 +218,21 @@ def test_the_plain_pattern_only_copies_characters_that_show_as_themselves() -> N
         if security_text._PLAIN.fullmatch(ch + "a"):
             assert not _is_invisible(ch) and not _is_tag(cp)
             assert visible_by_loop(ch + "a") == ch + "a"
+
+
+def _pointer_by_loop(*tokens: str | int) -> str:
+    return "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in tokens)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.text(alphabet="a~/0 é", max_size=4) | st.integers(-2, 12), max_size=5))
+def test_a_pointer_is_the_escaped_tokens_joined(tokens: list[str | int]) -> None:
+    assert pointer(*tokens) == _pointer_by_loop(*tokens)
+
+
+def test_a_pointer_escapes_tilde_and_slash_and_the_empty_pointer_is_empty() -> None:
+    assert pointer() == ""
+    assert pointer("") == "/"
+    assert pointer("", "") == "//"
+    assert pointer("a/b", "~", 0) == "/a~1b/~0/0"
+    assert pointer("inputSchema", "properties", "q") == "/inputSchema/properties/q"

@@ -77,6 +77,9 @@ def json_kind(value: Any) -> str:
 
 
 def pointer(*tokens: str | int) -> str:
+    joined = "/".join(map(str, tokens))
+    if "~" not in joined and joined.count("/") == len(tokens) - 1:
+        return "/" + joined if tokens else ""  # no token needs escaping
     return "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in tokens)
 
 

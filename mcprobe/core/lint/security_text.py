@@ -79,26 +79,27 @@ def tool_texts(view: ToolView) -> Iterator[ModelText]:
     if raw is None:
         return
     label = view.label
+    tool = shown(label)  # (once per tool: every message of its texts names it)
     for key, kind in (("name", "name"), ("title", "title"), ("description", "description")):
         value = raw.get(key)
         if isinstance(value, str):
             yield ModelText(
                 Location(label, pointer=pointer(key)),
-                f"the {key} of tool `{shown(label)}`",
+                f"the {key} of tool `{tool}`",
                 value,
                 kind,
                 label,
             )
     annotations = raw.get("annotations")
     if isinstance(annotations, Mapping):
-        yield from _annotation_texts(label, annotations, ("annotations",), 0)
+        yield from _annotation_texts(label, tool, annotations, ("annotations",), 0)
     schema = raw.get("inputSchema")
     if isinstance(schema, Mapping):
-        yield from _param_texts(label, schema, ("inputSchema",), "", 0)
+        yield from _param_texts(label, tool, schema, ("inputSchema",), "", 0)
 
 
 def _annotation_texts(
-    label: str, node: Any, tokens: tuple[str | int, ...], depth: int
+    label: str, tool: str, node: Any, tokens: tuple[str | int, ...], depth: int
 ) -> Iterator[ModelText]:
     """Every string under ``annotations`` (a client may show any of them, a model may read
     them): ``title`` and unknown keys alike, nested ones too."""
@@ -109,21 +110,26 @@ def _annotation_texts(
         what = "title" if tokens[1:] == ("title",) else f"`{shown(where)}`"
         yield ModelText(
             Location(label, pointer=pointer(*tokens)),
-            f"the annotations {what} of tool `{shown(label)}`",
+            f"the annotations {what} of tool `{tool}`",
             node,
             "title",
             label,
         )
     elif isinstance(node, Mapping):
         for key, value in node.items():
-            yield from _annotation_texts(label, value, (*tokens, str(key)), depth + 1)
+            yield from _annotation_texts(label, tool, value, (*tokens, str(key)), depth + 1)
     elif isinstance(node, list):
         for i, value in enumerate(node[:64]):
-            yield from _annotation_texts(label, value, (*tokens, i), depth + 1)
+            yield from _annotation_texts(label, tool, value, (*tokens, i), depth + 1)
 
 
 def _param_texts(
-    label: str, node: Mapping[str, Any], tokens: tuple[str | int, ...], prefix: str, depth: int
+    label: str,
+    tool: str,
+    node: Mapping[str, Any],
+    tokens: tuple[str | int, ...],
+    prefix: str,
+    depth: int,
 ) -> Iterator[ModelText]:
     properties = node.get("properties")
     if depth >= _MAX_DEPTH or not isinstance(properties, Mapping):
@@ -131,29 +137,25 @@ def _param_texts(
     for key, sub in properties.items():
         param = prefix + str(key)
         here = (*tokens, "properties", key)
-        yield ModelText(
-            Location(label, param, pointer(*here)),
-            f"the name of parameter `{shown(param)}` of tool `{shown(label)}`",
-            str(key),
-            "name",
-            label,
-        )
+        at = pointer(*here)
+        of = f"of parameter `{shown(param)}` of tool `{tool}`"
+        yield ModelText(Location(label, param, at), f"the name {of}", str(key), "name", label)
         if not isinstance(sub, Mapping):
             continue
         for member in ("title", "description"):
             value = sub.get(member)
             if isinstance(value, str):
                 yield ModelText(
-                    Location(label, param, pointer(*here, member)),
-                    f"the {member} of parameter `{shown(param)}` of tool `{shown(label)}`",
+                    Location(label, param, at + pointer(member)),
+                    f"the {member} {of}",
                     value,
                     member,
                     label,
                 )
-        yield from _param_texts(label, sub, here, param + ".", depth + 1)
+        yield from _param_texts(label, tool, sub, here, param + ".", depth + 1)
         items = sub.get("items")
         if isinstance(items, Mapping):
-            yield from _param_texts(label, items, (*here, "items"), param + "[].", depth + 1)
+            yield from _param_texts(label, tool, items, (*here, "items"), param + "[].", depth + 1)
 
 
 def _entry_location(kind: str, entry: Mapping[str, Any], at: str) -> Location:
