@@ -5,7 +5,9 @@ they shortcut give.
 instead of classifying each character, and ``check_homoglyphs`` skips ASCII texts; the loops
 below are the definitions (the code as it was before the fast paths), run over hypothesis-made
 texts, texts built from the characters each scan treats specially, and every string literal of
-the test suite (the attack corpora included).
+the test suite (the attack corpora included). So are the prefilters of ``check_model_instructions``
+(one alternation of all its patterns, a fenceless text's blank JSON-fence variant) and the
+escaping shortcut of ``pointer``.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from hypothesis import strategies as st
 from mcprobe.core.lint import security_text
 from mcprobe.core.lint.rules import pointer
 from mcprobe.core.lint.security_text import (
+    _ANY_INSTRUCTION,
+    _INSTRUCTION_PATTERNS,
     _PADDING_BLANKS,
     _PADDING_NEWLINES,
     ModelText,
@@ -36,6 +40,8 @@ from mcprobe.core.lint.security_text import (
     _is_blank,
     _is_invisible,
     _is_tag,
+    _json_fences,
+    _unquoted,
     check_homoglyphs,
     visible,
 )
@@ -236,3 +242,22 @@ def test_a_pointer_escapes_tilde_and_slash_and_the_empty_pointer_is_empty() -> N
     assert pointer("", "") == "//"
     assert pointer("a/b", "~", 0) == "/a~1b/~0/0"
     assert pointer("inputSchema", "properties", "q") == "/inputSchema/properties/q"
+
+
+def test_the_instruction_prefilter_matches_exactly_when_one_pattern_does() -> None:
+    rng = random.Random(3)
+    texts = list(_literals())
+    words = [w for t in texts for w in t.split()][:20_000]
+    for _ in range(3_000):
+        texts.append(" ".join(rng.choice(words) for _ in range(rng.randint(1, 12))))
+    for text in texts:
+        for variant in (_unquoted(_folded(text)), _json_fences(_folded(text))):
+            expected = any(p.search(variant) for p, _ in _INSTRUCTION_PATTERNS)
+            assert (_ANY_INSTRUCTION.search(variant) is not None) is expected, variant
+
+
+def test_a_text_without_a_fence_has_only_blanks_for_its_json_fences() -> None:
+    for text in _literals():
+        if "```" not in text and "~~~" not in text:
+            assert _json_fences(text) == " " * len(text)
+    assert _json_fences('see ```json\n{"a": "b"}\n```').strip() == "{ a :  b }"

@@ -711,12 +711,28 @@ _DESCRIBED_NOT_SAID = re.compile(
 )
 
 
+def _any_of(patterns: Sequence[re.Pattern[str]]) -> re.Pattern[str]:
+    """One pattern that matches somewhere exactly when one of ``patterns`` does (an alternation
+    tries every alternative at every position; each keeps its own case flag). The patterns use
+    no backreferences, so renumbered groups change nothing."""
+    if any(p.flags & ~(re.IGNORECASE | re.UNICODE) for p in patterns):
+        raise ValueError("only the case flag is carried over")
+    return re.compile(
+        "|".join(f"(?{'i' if p.flags & re.IGNORECASE else ''}:{p.pattern})" for p in patterns)
+    )
+
+
+_ANY_INSTRUCTION = _any_of([pattern for pattern, _ in _INSTRUCTION_PATTERNS])
+
+
 def check_model_instructions(texts: Sequence[ModelText]) -> Iterator[Finding]:
     for t in texts:
         if t.kind == "name":
             continue
         folded = _folded(t.text)
         variants = (_unquoted(folded), _json_fences(folded))
+        if not any(_ANY_INSTRUCTION.search(text) for text in variants):
+            continue  # no pattern matches anywhere: the loop below would find nothing
         seen: set[str] = set()
         for pattern, what in _INSTRUCTION_PATTERNS:
             if what in seen:
@@ -770,6 +786,8 @@ def _json_fences(text: str) -> str:
     """Only the fenced JSON blocks of ``text`` (same length, the rest blanked), their quote marks
     blanked: a JSON block's string values are read by the model like prose, so an order inside
     ``{"note": "ignore previous instructions"}`` is an order, not a quotation."""
+    if "```" not in text and "~~~" not in text:
+        return " " * len(text)  # no fence can start
     out = [" "] * len(text)
     for m in _FENCE.finditer(text):
         start, body = m.start(3), m.group(3)
@@ -878,10 +896,11 @@ def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> It
         if t.kind not in ("description", "title") or t.tool is None:
             continue
         text = _folded(t.text)
+        unmarked = _unmarked(text)
         directive = next(
             (
                 m
-                for m in _CALL_DIRECTIVE.finditer(_unmarked(text))
+                for m in _CALL_DIRECTIVE.finditer(unmarked)
                 if m.group("name") not in own
                 and m.group("name").lower() in _WELL_KNOWN_LOWER
                 and _directed(m)
@@ -902,8 +921,13 @@ def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> It
                 t.location,
             )
             continue
-        for start, sentence in _sentences(_unmarked(text)):
+        for start, sentence in _sentences(unmarked):
             if _described(sentence, len(sentence)):
+                continue
+            # Another tool used to pull credentials is shadowing (and exfiltration) too. (Looked
+            # for first: without it the sentence is fine, whatever tool it names.)
+            hijack = _HIJACK.search(sentence) or _SECRETS_GRAB.search(sentence)
+            if hijack is None:
                 continue
             accept = partial(_tool_named, sentence)  # ordinary words are no tool names
             named = others.first_mentioned(sentence, excluded=t.tool, accept=accept) or (
@@ -911,10 +935,6 @@ def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> It
             )
             generic = _OTHER_TOOL_PHRASE.search(sentence)
             if named is None and generic is None:
-                continue
-            # Another tool used to pull credentials is shadowing (and exfiltration) too.
-            hijack = _HIJACK.search(sentence) or _SECRETS_GRAB.search(sentence)
-            if hijack is None:
                 continue
             target = f"tool `{shown(named)}`" if named is not None else f"“{generic.group()}”"  # type: ignore[union-attr]
             yield finding(
