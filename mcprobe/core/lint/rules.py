@@ -21,9 +21,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from mcprobe.core.model import Finding, Location, ServerSnapshot, Severity
+
+if TYPE_CHECKING:
+    from mcprobe.core.lint.security_text import ModelText
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,9 @@ def json_kind(value: Any) -> str:
 
 
 def pointer(*tokens: str | int) -> str:
+    joined = "/".join(map(str, tokens))
+    if "~" not in joined and joined.count("/") == len(tokens) - 1:
+        return "/" + joined if tokens else ""  # no token needs escaping
     return "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in tokens)
 
 
@@ -94,6 +101,16 @@ class ToolView:
         """The input schema when it is a non-empty object (the schema rules need one)."""
         schema = self.raw.get("inputSchema") if self.raw is not None else None
         return schema if isinstance(schema, Mapping) and schema else None
+
+    @cached_property
+    def texts(self) -> tuple[ModelText, ...]:
+        """Every string of this entry a model reads (``security_text.tool_texts``), built once
+        per view: the six text rules of one lint run share them instead of each rebuilding
+        every text and its message."""
+        # Imported here: security_text imports this module.
+        from mcprobe.core.lint.security_text import tool_texts
+
+        return tuple(tool_texts(self))
 
 
 ToolRule = Callable[[ToolView], Iterator[Finding]]

@@ -39,6 +39,7 @@ __all__ = [
     "listing_texts",
     "model_texts",
     "shown",
+    "tool_texts",
     "visible",
 ]
 
@@ -72,31 +73,33 @@ def shown(name: str) -> str:
     return visible(quote(name)).replace("`", "⟨backtick⟩")
 
 
-def _tool_texts(view: ToolView) -> Iterator[ModelText]:
+def tool_texts(view: ToolView) -> Iterator[ModelText]:
+    """The texts of one listing entry (``ToolView.texts`` keeps them for the rules)."""
     raw = view.raw
     if raw is None:
         return
     label = view.label
+    tool = shown(label)  # (once per tool: every message of its texts names it)
     for key, kind in (("name", "name"), ("title", "title"), ("description", "description")):
         value = raw.get(key)
         if isinstance(value, str):
             yield ModelText(
                 Location(label, pointer=pointer(key)),
-                f"the {key} of tool `{shown(label)}`",
+                f"the {key} of tool `{tool}`",
                 value,
                 kind,
                 label,
             )
     annotations = raw.get("annotations")
     if isinstance(annotations, Mapping):
-        yield from _annotation_texts(label, annotations, ("annotations",), 0)
+        yield from _annotation_texts(label, tool, annotations, ("annotations",), 0)
     schema = raw.get("inputSchema")
     if isinstance(schema, Mapping):
-        yield from _param_texts(label, schema, ("inputSchema",), "", 0)
+        yield from _param_texts(label, tool, schema, ("inputSchema",), "", 0)
 
 
 def _annotation_texts(
-    label: str, node: Any, tokens: tuple[str | int, ...], depth: int
+    label: str, tool: str, node: Any, tokens: tuple[str | int, ...], depth: int
 ) -> Iterator[ModelText]:
     """Every string under ``annotations`` (a client may show any of them, a model may read
     them): ``title`` and unknown keys alike, nested ones too."""
@@ -107,21 +110,26 @@ def _annotation_texts(
         what = "title" if tokens[1:] == ("title",) else f"`{shown(where)}`"
         yield ModelText(
             Location(label, pointer=pointer(*tokens)),
-            f"the annotations {what} of tool `{shown(label)}`",
+            f"the annotations {what} of tool `{tool}`",
             node,
             "title",
             label,
         )
     elif isinstance(node, Mapping):
         for key, value in node.items():
-            yield from _annotation_texts(label, value, (*tokens, str(key)), depth + 1)
+            yield from _annotation_texts(label, tool, value, (*tokens, str(key)), depth + 1)
     elif isinstance(node, list):
         for i, value in enumerate(node[:64]):
-            yield from _annotation_texts(label, value, (*tokens, i), depth + 1)
+            yield from _annotation_texts(label, tool, value, (*tokens, i), depth + 1)
 
 
 def _param_texts(
-    label: str, node: Mapping[str, Any], tokens: tuple[str | int, ...], prefix: str, depth: int
+    label: str,
+    tool: str,
+    node: Mapping[str, Any],
+    tokens: tuple[str | int, ...],
+    prefix: str,
+    depth: int,
 ) -> Iterator[ModelText]:
     properties = node.get("properties")
     if depth >= _MAX_DEPTH or not isinstance(properties, Mapping):
@@ -129,29 +137,25 @@ def _param_texts(
     for key, sub in properties.items():
         param = prefix + str(key)
         here = (*tokens, "properties", key)
-        yield ModelText(
-            Location(label, param, pointer(*here)),
-            f"the name of parameter `{shown(param)}` of tool `{shown(label)}`",
-            str(key),
-            "name",
-            label,
-        )
+        at = pointer(*here)
+        of = f"of parameter `{shown(param)}` of tool `{tool}`"
+        yield ModelText(Location(label, param, at), f"the name {of}", str(key), "name", label)
         if not isinstance(sub, Mapping):
             continue
         for member in ("title", "description"):
             value = sub.get(member)
             if isinstance(value, str):
                 yield ModelText(
-                    Location(label, param, pointer(*here, member)),
-                    f"the {member} of parameter `{shown(param)}` of tool `{shown(label)}`",
+                    Location(label, param, at + pointer(member)),
+                    f"the {member} {of}",
                     value,
                     member,
                     label,
                 )
-        yield from _param_texts(label, sub, here, param + ".", depth + 1)
+        yield from _param_texts(label, tool, sub, here, param + ".", depth + 1)
         items = sub.get("items")
         if isinstance(items, Mapping):
-            yield from _param_texts(label, items, (*here, "items"), param + "[].", depth + 1)
+            yield from _param_texts(label, tool, items, (*here, "items"), param + "[].", depth + 1)
 
 
 def _entry_location(kind: str, entry: Mapping[str, Any], at: str) -> Location:
@@ -204,7 +208,7 @@ def model_texts(snapshot: ServerSnapshot, views: Sequence[ToolView]) -> Iterator
                 Location(pointer=f"/serverInfo/{key}"), f"the server {key}", value, "title"
             )
     for view in views:
-        yield from _tool_texts(view)
+        yield from view.texts
 
 
 # --------------------------------------------------------------------------- making it visible
@@ -236,12 +240,25 @@ def _is_blank(ch: str) -> bool:
     return ch.isspace()
 
 
+# Printable ASCII other than the space, and a single space before one of them (or at the end):
+# each is a whole token of ``visible`` (a blank run of one space shows as one space) and shows as
+# itself, so such stretches are copied as they are instead of being looked at one by one.
+_PLAIN = re.compile(r"(?:[!-~]| (?=[!-~]|\Z))+")
+
+
 def visible(text: str) -> str:
     """``text`` with every invisible character shown as ``⟨U+XXXX⟩`` (runs as ``⟨U+XXXX ×N⟩``),
     runs of Unicode tag characters decoded (``⟨tags: "…"⟩``) and long blank runs counted."""
+    if _PLAIN.fullmatch(text):
+        return text  # nothing to show: the loop below would copy every character
     out: list[str] = []
     i = 0
     while i < len(text):
+        plain = _PLAIN.match(text, i)
+        if plain is not None:  # i is where a token starts, so a space here starts a blank run
+            out.append(plain.group())
+            i = plain.end()
+            continue
         ch = text[i]
         j = i + 1
         if _is_tag(ord(ch)):
@@ -340,11 +357,18 @@ def _invisible_runs(text: str, lo: int, hi: int) -> Iterator[tuple[int, int, str
             k += 1
 
 
+_GRAPHIC = re.compile(r"[!-~]+")  # printable ASCII but the space: never invisible nor blank
+
+
 def _hidden_spans(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, what) for every run of invisible characters and every long blank run that
     is followed by more text."""
     i = 0
     while i < len(text):
+        graphic = _GRAPHIC.match(text, i)
+        if graphic is not None:  # neither invisible nor blank: nothing starts there
+            i = graphic.end()
+            continue
         ch = text[i]
         if _is_invisible(ch) and not _benign_joiner(text, i):
             j = i + 1
@@ -358,10 +382,9 @@ def _hidden_spans(text: str) -> Iterator[tuple[int, int, str]]:
             j = i + 1
             while j < len(text) and (_is_blank(text[j]) or _is_invisible(text[j])):
                 j += 1
-            rest = text[j:].strip()
             run = text[i:j]
             long_run = run.count("\n") >= _PADDING_NEWLINES or len(run) >= _PADDING_BLANKS
-            if long_run and rest:
+            if long_run and text[j:].strip():  # (the rest is looked at only after a long run)
                 yield i, j, f"a run of {j - i} blank characters that pushes the text after it "
                 "out of sight"
                 i = j
@@ -495,6 +518,8 @@ def _script(ch: str) -> str | None:
 
 def check_homoglyphs(texts: Sequence[ModelText]) -> Iterator[Finding]:
     for t in texts:
+        if t.text.isascii():
+            continue  # every ASCII letter is Latin: no word can mix scripts
         for match in _WORD.finditer(t.text):
             word = match.group()
             scripts = {s for s in map(_script, word) if s is not None}
@@ -686,12 +711,28 @@ _DESCRIBED_NOT_SAID = re.compile(
 )
 
 
+def _any_of(patterns: Sequence[re.Pattern[str]]) -> re.Pattern[str]:
+    """One pattern that matches somewhere exactly when one of ``patterns`` does (an alternation
+    tries every alternative at every position; each keeps its own case flag). The patterns use
+    no backreferences, so renumbered groups change nothing."""
+    if any(p.flags & ~(re.IGNORECASE | re.UNICODE) for p in patterns):
+        raise ValueError("only the case flag is carried over")
+    return re.compile(
+        "|".join(f"(?{'i' if p.flags & re.IGNORECASE else ''}:{p.pattern})" for p in patterns)
+    )
+
+
+_ANY_INSTRUCTION = _any_of([pattern for pattern, _ in _INSTRUCTION_PATTERNS])
+
+
 def check_model_instructions(texts: Sequence[ModelText]) -> Iterator[Finding]:
     for t in texts:
         if t.kind == "name":
             continue
         folded = _folded(t.text)
         variants = (_unquoted(folded), _json_fences(folded))
+        if not any(_ANY_INSTRUCTION.search(text) for text in variants):
+            continue  # no pattern matches anywhere: the loop below would find nothing
         seen: set[str] = set()
         for pattern, what in _INSTRUCTION_PATTERNS:
             if what in seen:
@@ -745,6 +786,8 @@ def _json_fences(text: str) -> str:
     """Only the fenced JSON blocks of ``text`` (same length, the rest blanked), their quote marks
     blanked: a JSON block's string values are read by the model like prose, so an order inside
     ``{"note": "ignore previous instructions"}`` is an order, not a quotation."""
+    if "```" not in text and "~~~" not in text:
+        return " " * len(text)  # no fence can start
     out = [" "] * len(text)
     for m in _FENCE.finditer(text):
         start, body = m.start(3), m.group(3)
@@ -764,7 +807,14 @@ def _unmarked(text: str) -> str:
 def _folded(text: str) -> str:
     """Invisible characters dropped (same length kept by replacing with spaces) so padding
     inside a phrase cannot dodge the patterns; offsets stay valid for ``excerpt``."""
-    return "".join(" " if _is_invisible(c) else c for c in text)
+    if _ORDINARY.fullmatch(text):
+        return text
+    return _UNORDINARY.sub(lambda m: "".join(" " if _is_invisible(c) else c for c in m[0]), text)
+
+
+# Tab, newline, carriage return and printable ASCII: never invisible (``_folded`` keeps them).
+_ORDINARY = re.compile(r"[\t\n\r -~]*")
+_UNORDINARY = re.compile(r"[^\t\n\r -~]+")
 
 
 # --------------------------------------------------------------------------- shadowing
@@ -846,10 +896,11 @@ def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> It
         if t.kind not in ("description", "title") or t.tool is None:
             continue
         text = _folded(t.text)
+        unmarked = _unmarked(text)
         directive = next(
             (
                 m
-                for m in _CALL_DIRECTIVE.finditer(_unmarked(text))
+                for m in _CALL_DIRECTIVE.finditer(unmarked)
                 if m.group("name") not in own
                 and m.group("name").lower() in _WELL_KNOWN_LOWER
                 and _directed(m)
@@ -870,8 +921,13 @@ def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> It
                 t.location,
             )
             continue
-        for start, sentence in _sentences(_unmarked(text)):
+        for start, sentence in _sentences(unmarked):
             if _described(sentence, len(sentence)):
+                continue
+            # Another tool used to pull credentials is shadowing (and exfiltration) too. (Looked
+            # for first: without it the sentence is fine, whatever tool it names.)
+            hijack = _HIJACK.search(sentence) or _SECRETS_GRAB.search(sentence)
+            if hijack is None:
                 continue
             accept = partial(_tool_named, sentence)  # ordinary words are no tool names
             named = others.first_mentioned(sentence, excluded=t.tool, accept=accept) or (
@@ -879,10 +935,6 @@ def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> It
             )
             generic = _OTHER_TOOL_PHRASE.search(sentence)
             if named is None and generic is None:
-                continue
-            # Another tool used to pull credentials is shadowing (and exfiltration) too.
-            hijack = _HIJACK.search(sentence) or _SECRETS_GRAB.search(sentence)
-            if hijack is None:
                 continue
             target = f"tool `{shown(named)}`" if named is not None else f"“{generic.group()}”"  # type: ignore[union-attr]
             yield finding(

@@ -16,9 +16,13 @@ same jsonschema validator class, with each ``$ref: "#"`` tied to the root object
 (``TIED_2020_12_META_SCHEMA``: no reference lookups at all). ``tests/core/test_schema_dialect.py``
 proves that it and the official meta-schema give the same verdict and the same (pointer,
 message) problems, in the same order, over a corpus and random schemas.
-Other dialects use their official meta-schema (they are fast already). ``schema_problems`` also
-remembers its recent answers (keyed on a digest of the schema's exact JSON text), so lint, case
-generation and classification do not each re-check the same schema in one audit.
+Before jsonschema applies it, ``meta_quick`` tries to prove the schema valid with a predicate
+compiled from that meta-schema (a few function calls per keyword instead of a validator object
+per subschema); only a schema it cannot prove valid goes through jsonschema, which then names
+the problems. Other dialects use their official meta-schema (they are fast already).
+``schema_problems`` also remembers its recent answers (keyed on a digest of the schema's exact
+JSON text), so lint, case generation and classification do not each re-check the same schema in
+one audit.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from jsonschema_specifications import REGISTRY as _SPECIFICATIONS  # type: ignor
 from referencing import Registry
 
 from mcprobe.core.schema.json_depth import MAX_JSON_DEPTH, format_path, too_deep
+from mcprobe.core.schema.meta_quick import sufficient_check
 
 DEFAULT_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -144,6 +149,15 @@ def meta_problems(
 ) -> tuple[SchemaProblem, ...]:
     """The problems ``meta`` (a validator of a meta-schema) finds in ``schema``, de-duplicated
     (meta-schemas report the same error several times) and ordered by location."""
+    if (
+        meta.schema is TIED_2020_12_META_SCHEMA
+        and getattr(meta, "format_checker", _UNKNOWN) is None
+    ):
+        try:
+            if _PROVEN_2020_12(schema):
+                return ()  # proven valid (``meta_quick``): jsonschema would find nothing
+        except RecursionError:
+            pass  # not proven: jsonschema says
     problems: dict[SchemaProblem, None] = {}
     try:
         for err in sorted(meta.iter_errors(schema), key=lambda e: str(e.path)):
@@ -255,6 +269,8 @@ def _tie(flat: dict[str, Any]) -> dict[str, Any]:
 
 FLAT_2020_12_META_SCHEMA: dict[str, Any] = _flatten_2020_12()
 TIED_2020_12_META_SCHEMA: dict[str, Any] = _tie(FLAT_2020_12_META_SCHEMA)
+_PROVEN_2020_12 = sufficient_check(TIED_2020_12_META_SCHEMA)
+"""True only for a schema the tied meta-schema accepts; False: jsonschema checks it."""
 
 
 # --------------------------------------------------------------------------- instances
