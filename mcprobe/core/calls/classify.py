@@ -48,7 +48,7 @@ from mcprobe.core.model import (
 )
 from mcprobe.core.schema.dialect import instance_errors, schema_problems
 from mcprobe.core.schema.json_depth import clip
-from mcprobe.core.verdicts import judged
+from mcprobe.core.verdicts import call_verdicts
 
 __all__ = [
     "INTERNAL_ERROR",
@@ -331,19 +331,22 @@ def _invalid_result(case: Case, raw: RawCall, protocol_version: str | None) -> C
 
 def _result(case: Case, raw: RawCall, outcome: Outcome, **found: Any) -> CaseResult:
     """The case's result: what was sent, the outcome, the flags and texts ``found``, and the
-    verdicts they show (detected here, once: ``verdicts.call_verdicts``)."""
-    result = CaseResult(
-        tool=case.tool,
-        label=case.label,
-        kind=case.kind,
-        malformed=case.malformed,
-        arguments=case.arguments,
-        outcome=outcome,
-        latency_ms=raw.latency_ms,
-        source=case.source,
+    verdicts they show (detected here, once: ``verdicts.call_verdicts``, as ``judged`` does;
+    built a second time only when there is a verdict to store, most calls show none)."""
+    fields: dict[str, Any] = {
+        "tool": case.tool,
+        "label": case.label,
+        "kind": case.kind,
+        "malformed": case.malformed,
+        "arguments": case.arguments,
+        "outcome": outcome,
+        "latency_ms": raw.latency_ms,
+        "source": case.source,
         **found,
-    )
-    return judged(result)
+    }
+    result = CaseResult(**fields)
+    verdicts = call_verdicts(result)
+    return CaseResult(**fields, verdicts=verdicts) if verdicts else result
 
 
 def _classify_jsonrpc_error(case: Case, raw: RawCall) -> CaseResult:

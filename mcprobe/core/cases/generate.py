@@ -44,11 +44,15 @@ root schema, evaluated by the same validator at the literal place the root appli
 In every dialect from draft-04 on, an object schema is the conjunction of its keywords (draft-04
 to -07 ignore the siblings of a root ``$ref``, so the shortcut is off there when the root has
 one; draft-03 never takes it), so a conjunct that rejects proves the whole object invalid. When
-the conjunct accepts, nothing is proven and the whole object is validated as before. The
-``valid`` case is always fully validated (once: the synthesizer's last check of the whole object
-against the root counts), and so are ``non_object_arguments`` and every case built on a
-best-effort (invalid) base. The corpus and property tests re-check every emitted case with a
-full validation.
+the conjunct accepts, nothing is proven and the whole object is validated as before.
+
+Each of these checks (a conjunct, a whole-object validation, the synthesizer's ``accepts``) is
+first put to ``quick_check.QuickCheck``, a restatement of the validator's keywords for this
+tool's schema, compiled once per tool, that answers exactly as the validator would or not at
+all (then the validator decides, as before). The ``valid`` case is always fully validated
+(once: the synthesizer's last check of the whole object against the root counts), and so are
+``non_object_arguments`` and every case built on a best-effort (invalid) base. The corpus and
+property tests re-check every emitted case with a full validation.
 
 **No valid case.** When no valid object can be built, ``valid_constructible`` is False, the note
 says why, and malformed cases are still built on a best-effort base (the required properties
@@ -70,7 +74,7 @@ with a reason. Generator caps for hostile schemas (huge lengths, cycles) live in
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,6 +82,7 @@ import jsonschema
 from referencing import Registry
 
 from mcprobe.core.cases.kinds import CORE_KINDS, FIELD_KINDS, REMOVE, FieldSite
+from mcprobe.core.cases.quick_check import QuickCheck
 from mcprobe.core.cases.values import (
     Unsatisfiable,
     ValueSynthesizer,
@@ -224,6 +229,7 @@ class _Checker:
         self._nested = self._conjuncts and cls in _CONJUNCTIVE_DIALECTS
         self._accepted_root: JSON = _NOTHING  # the last object ``accepts(root, ...)`` approved
         self._nested_validators: dict[tuple[int, int], tuple[Any, JSON, Any]] = {}
+        self.quick = QuickCheck(root, cls, getattr(self.validator, "format_checker", None))
 
     def conjunct_rejects(self, arguments: JSON, path: tuple[str, ...]) -> bool:
         """Whether one conjunct of the root schema provably rejects ``arguments``, which differ
@@ -231,38 +237,65 @@ class _Checker:
         proof" in the module docstring). False means "not proven", never "valid"."""
         if not self._conjuncts or not path or not isinstance(arguments, dict):
             return False
-        return self._rejected_at(self.validator, self._root, arguments, path)
+        root = self.validator
+        return self._rejected_at(lambda: root, self._root, arguments, path, True)
 
     def _rejected_at(
         self,
-        validator: Any,
+        validator: Callable[[], Any],
         schema: dict[str, Any],
         instance: dict[str, JSON],
         path: tuple[str, ...],
+        quick: bool,
     ) -> bool:
-        """``validator`` applies ``schema`` to ``instance`` here; does one of its conjuncts
-        reject ``instance``, which was changed at ``path`` below this object?"""
+        """``validator()`` applies ``schema`` to ``instance`` here; does one of its conjuncts
+        reject ``instance``, which was changed at ``path`` below this object? ``quick``: the
+        validator is the root's class, so ``QuickCheck`` may answer first (built on demand
+        only when it cannot)."""
         head = path[0]
         if head not in instance:
-            return _keyword_rejects(validator, "required", schema, instance)
+            return self._keyword_rejects(quick, validator, "required", schema, instance)
         props = schema.get("properties")
         if not isinstance(props, dict) or head not in props:
-            return _keyword_rejects(validator, "additionalProperties", schema, instance)
+            return self._keyword_rejects(quick, validator, "additionalProperties", schema, instance)
         sub = props[head]
         if isinstance(sub, dict) and ("$id" in sub or "id" in sub):
             return False  # the subschema moves the base URI: not this resolver any more
-        sub_validator = self._evolved_from(validator, sub)
         value = instance[head]
+
+        def sub_validator() -> Any:
+            return self._evolved_from(validator(), sub)
+
         # Deeper first (``sub``'s own ``properties``), then ``sub`` on the whole value.
         if (
             len(path) > 1
             and self._nested
             and isinstance(value, dict)
             and isinstance(sub, dict)
-            and self._rejected_at(sub_validator, sub, value, path[1:])
+            and self._rejected_at(
+                sub_validator, sub, value, path[1:], quick and "$schema" not in sub
+            )
         ):
             return True
-        return _rejects(sub_validator, value)
+        if quick:
+            verdict = self.quick.decide(sub, value)
+            if verdict is not None:
+                return not verdict
+        return _rejects(sub_validator(), value)
+
+    def _keyword_rejects(
+        self,
+        quick: bool,
+        validator: Callable[[], Any],
+        keyword: str,
+        schema: dict[str, Any],
+        instance: JSON,
+    ) -> bool:
+        if quick:
+            verdict = self.quick.decide_keyword(keyword, schema, instance)
+            if verdict is not None:
+                return not verdict
+        return _keyword_rejects(validator(), keyword, schema, instance)
 
     def _evolved_from(self, parent: Any, schema: JSON) -> Any:
         """``parent`` applied to ``schema``, as its ``properties`` keyword does."""
@@ -304,16 +337,23 @@ class _Checker:
 
     def is_valid(self, instance: JSON) -> bool | None:
         """Whether ``instance`` validates (stops at the first error); None as in ``errors``."""
+        quick = self.quick.decide(self.validator.schema, instance)
+        if quick is not None:
+            return quick
         try:
             return bool(self.validator.is_valid(instance))
         except Exception:
             return None
 
     def accepts(self, schema: JSON, value: JSON) -> bool:
-        try:
-            accepted = bool(self._evolved(schema).is_valid(value))
-        except Exception:
-            return False
+        quick = self.quick.decide(schema, value)
+        if quick is not None:
+            accepted = quick
+        else:
+            try:
+                accepted = bool(self._evolved(schema).is_valid(value))
+            except Exception:
+                return False
         if accepted and schema is self._root:
             self._accepted_root = value
         return accepted

@@ -92,12 +92,15 @@ class Unsatisfiable(Exception):
     """No value could be built; ``str(exc)`` says why (shown to users in the tool's note)."""
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})  # returned as they are, uncalled
+
+
 def copy_json(value: JSON) -> JSON:
     """A deep copy of a decoded JSON value (cheaper than ``copy.deepcopy``)."""
     if isinstance(value, dict):
-        return {k: copy_json(v) for k, v in value.items()}
+        return {k: v if type(v) in _SCALARS else copy_json(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [copy_json(v) for v in value]
+        return [v if type(v) in _SCALARS else copy_json(v) for v in value]
     return value
 
 
