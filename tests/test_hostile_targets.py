@@ -351,7 +351,7 @@ class Hostile:
     argv: tuple[str, ...]
     limit: float
     check: Callable[[Outcome], None]
-    concurrency: int = 4
+    concurrency: int = 4  # the MCP-server test's width (the stdio test runs each at 1 and 4)
     max_tools: int = 50
     script: Path = RAWSERVER  # a target of tests/targets (one behaviour per file or argv word)
 
@@ -442,14 +442,13 @@ def hostile_spec(entry: Hostile, pidfile: Path, **kwargs: Any) -> TargetSpec:
     )
 
 
+@pytest.mark.parametrize("width", [1, 4], ids=["concurrency1", "concurrency4"])
 @pytest.mark.parametrize("entry", STDIO_CATALOGUE, ids=lambda entry: entry.name)
 async def test_a_hostile_stdio_target_is_audited_in_bounded_time_precisely_and_leaves_no_process(
-    entry: Hostile, tmp_path: Path
+    entry: Hostile, width: int, tmp_path: Path
 ) -> None:
     pidfile = tmp_path / "pids"
-    options = AuditOptions(
-        fuzz_destructive=True, concurrency=entry.concurrency, max_tools=entry.max_tools
-    )
+    options = AuditOptions(fuzz_destructive=True, concurrency=width, max_tools=entry.max_tools)
     started = time.monotonic()
     outcome: Outcome
     with anyio.fail_after(entry.limit + 30):
