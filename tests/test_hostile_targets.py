@@ -304,6 +304,19 @@ def string_reply_ids(outcome: Outcome) -> None:
     assert "server.duplicate_reply" not in codes(report)  # the genuine reply is no duplicate
 
 
+def fractional_reply_ids(outcome: Outcome) -> None:
+    report = report_of(outcome)
+    # MCP ids are strings or integers: a reply with id 4.5 or 4.0 answers no request (never a
+    # case's verdict), it is reported as a line that is not JSON-RPC, and nothing is a duplicate.
+    assert result(report, "strict").message == "accepted example"
+    malformed = [r for r in report.fuzz if r.name == "strict" and r.case != "valid"]
+    assert malformed and all(r.outcome == "toolError" for r in malformed), malformed
+    assert not any(r.silently_accepted for r in report.fuzz)
+    noise = next(f for f in report.findings if f.code == "server.stdout_noise")
+    assert "stray reply to a fractional id" in noise.message
+    assert "server.duplicate_reply" not in codes(report)
+
+
 def surrogates_echoed_back(outcome: Outcome) -> None:
     report = report_of(outcome)
     assert report.coverage is not None and report.coverage.total_tools == 2  # page 2 was read
@@ -407,6 +420,16 @@ STDIO_CATALOGUE = [
     Hostile("unknown_tool_succeeds", ("unknown_success", "tools=echo"), 0, unknown_tool_succeeds),
     # Round three (issue 22): one target file per behaviour.
     Hostile("string_reply_ids", (), 0, string_reply_ids, script=TARGETS_DIR / "string_ids.py"),
+    Hostile(
+        "fractional_reply_ids", (), 0, fractional_reply_ids, script=TARGETS_DIR / "float_ids.py"
+    ),
+    Hostile(
+        "integral_float_reply_ids",
+        ("fraction=0.0",),
+        0,
+        fractional_reply_ids,
+        script=TARGETS_DIR / "float_ids.py",
+    ),
     Hostile(
         "batches_under_2025_03_26",
         (),
