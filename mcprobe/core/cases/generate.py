@@ -197,7 +197,11 @@ def _generate(
             "; no cases",
         )
     validator = cls(schema, registry=_OFFLINE_REGISTRY, format_checker=_FORMAT_CHECKER)
-    return _Builder(name, schema, _Checker(validator), notes, examples, discovered).build()
+    checker = _Checker(validator)
+    try:
+        return _Builder(name, schema, checker, notes, examples, discovered).build()
+    finally:
+        checker.quick.forget()  # frees the compiled checks now, not at the next collection
 
 
 _CONJUNCTIVE_DIALECTS = (
