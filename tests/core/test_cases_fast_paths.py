@@ -161,3 +161,36 @@ def test_the_fast_paths_give_the_same_cases_as_the_plain_ones(
     _plain_paths(monkeypatch)
     plain = [repr(generate_cases(tool)) for tool in tools]
     assert fast == plain
+
+
+def test_a_validator_that_cannot_be_built_fails_the_tool_as_before(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The validator is built where first needed; if that fails, the tool still gets no cases
+    and the same note as when it was built up front (not a check answered by its failure)."""
+
+    class Broken:  # an unknown class: the quick check never answers, the validator is needed
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            raise ValueError("unbuildable")
+
+    monkeypatch.setattr(generate, "validator_class_for", lambda schema: Broken)
+    for tool in [rich_tool(1), *LENIENT]:
+        result = generate_cases(tool)
+        assert result.cases == ()
+        assert result.note == "case generation failed (ValueError); no cases"
+
+
+def test_a_tool_the_quick_check_answers_for_never_builds_its_validator(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built: list[object] = []
+    real: Any = vars(generate._Checker)["validator"]
+
+    def spy(self: Any) -> Any:
+        built.append(self)
+        return real.fget(self)
+
+    monkeypatch.setattr(generate._Checker, "validator", property(spy))
+    for i in range(3):
+        assert generate_cases(rich_tool(i)).cases
+    assert built == []

@@ -75,7 +75,6 @@ with a reason. Generator caps for hostile schemas (huge lengths, cycles) live in
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import jsonschema
@@ -140,6 +139,8 @@ def generate_cases(
     name = name if isinstance(name, str) else ""
     try:
         return _generate(name, tool, tuple(examples), discovered)
+    except _Unbuildable as exc:  # the validator, built where first needed, could not be
+        return _no_cases(name, f"case generation failed ({type(exc.cause).__name__}); no cases")
     except Exception as exc:  # last line of defence: hostile input must never crash an audit
         return _no_cases(name, f"case generation failed ({type(exc).__name__}); no cases")
 
@@ -197,8 +198,7 @@ def _generate(
             f"inputSchema is not a valid JSON Schema in its dialect ({what} at {where or '/'})"
             "; no cases",
         )
-    validator = cls(schema, registry=_OFFLINE_REGISTRY, format_checker=_FORMAT_CHECKER)
-    checker = _Checker(validator)
+    checker = _Checker(cls=cls, schema=schema)
     try:
         return _Builder(name, schema, checker, notes, examples, discovered).build()
     finally:
@@ -220,16 +220,37 @@ _REF_OVERRIDES_DIALECTS = (
 )
 
 
-@dataclass
+class _Unbuildable(BaseException):
+    """The tool's validator could not be built (raised where it is first needed). A
+    ``BaseException``, so the checks' own ``except Exception`` cannot turn it into an answer:
+    ``generate_cases`` reports it as it did when the validator was built up front."""
+
+    def __init__(self, cause: Exception) -> None:
+        super().__init__(cause)
+        self.cause = cause
+
+
 class _Checker:
-    """The tool's compiled validator: whole-argument errors and subschema checks."""
+    """The tool's compiled validator: whole-argument errors and subschema checks.
 
-    validator: Any
-    _subs: dict[int, tuple[JSON, Any]] = field(default_factory=dict)
+    ``_Checker(validator)`` or ``_Checker(cls=..., schema=...)``: then the validator (formats
+    asserted, no remote ``$ref``) is built only if something needs it; ``QuickCheck`` answers
+    most tools' every check without it. Building it cannot fail for a schema that passed its
+    meta-schema (``jsonschema`` only reads the string ``$id``/``id`` and the keywords), so when
+    it is never built, nothing changes; were it to fail where it is needed, ``_Unbuildable``
+    gives the tool the note an up-front failure gave."""
 
-    def __post_init__(self) -> None:
-        root = self.validator.schema
-        cls = type(self.validator)
+    def __init__(self, validator: Any = None, *, cls: Any = None, schema: Any = None) -> None:
+        if validator is not None:
+            cls, schema = type(validator), validator.schema
+            format_checker = getattr(validator, "format_checker", None)
+        else:
+            format_checker = _FORMAT_CHECKER
+        self._validator = validator
+        self._cls = cls
+        self._schema = schema
+        self._subs: dict[int, tuple[JSON, Any]] = {}
+        root = schema
         self._root: dict[str, Any] = root if isinstance(root, dict) else {}
         self._conjuncts = isinstance(root, dict) and (
             cls in _CONJUNCTIVE_DIALECTS or (cls in _REF_OVERRIDES_DIALECTS and "$ref" not in root)
@@ -238,7 +259,18 @@ class _Checker:
         self._nested = self._conjuncts and cls in _CONJUNCTIVE_DIALECTS
         self._accepted_root: JSON = _NOTHING  # the last object ``accepts(root, ...)`` approved
         self._nested_validators: dict[tuple[int, int], tuple[Any, JSON, Any]] = {}
-        self.quick = QuickCheck(root, cls, getattr(self.validator, "format_checker", None))
+        self.quick = QuickCheck(root, cls, format_checker)
+
+    @property
+    def validator(self) -> Any:
+        if self._validator is None:
+            try:
+                self._validator = self._cls(
+                    self._schema, registry=_OFFLINE_REGISTRY, format_checker=_FORMAT_CHECKER
+                )
+            except Exception as exc:
+                raise _Unbuildable(exc) from exc
+        return self._validator
 
     def conjunct_rejects(self, arguments: JSON, path: tuple[str, ...]) -> bool:
         """Whether one conjunct of the root schema provably rejects ``arguments``, which differ
@@ -246,8 +278,7 @@ class _Checker:
         proof" in the module docstring). False means "not proven", never "valid"."""
         if not self._conjuncts or not path or not isinstance(arguments, dict):
             return False
-        root = self.validator
-        return self._rejected_at(lambda: root, self._root, arguments, path, True)
+        return self._rejected_at(lambda: self.validator, self._root, arguments, path, True)
 
     def top_check(self, head: str) -> Any:
         """The quick check ``conjunct_rejects`` puts first to the value of a change under the
@@ -318,6 +349,8 @@ class _Checker:
         schema: dict[str, Any],
         instance: JSON,
     ) -> bool:
+        if keyword not in schema:
+            return False  # as ``_keyword_rejects`` answers, without building a validator
         if quick:
             verdict = self.quick.decide_keyword(keyword, schema, instance)
             if verdict is not None:
@@ -364,7 +397,7 @@ class _Checker:
 
     def is_valid(self, instance: JSON) -> bool | None:
         """Whether ``instance`` validates (stops at the first error); None as in ``errors``."""
-        quick = self.quick.decide(self.validator.schema, instance)
+        quick = self.quick.decide(self._schema, instance)
         if quick is not None:
             return quick
         try:

@@ -49,12 +49,13 @@ _NOT_IN_ENUM = "mcprobe-not-in-enum"
 _PATTERN_MISS_CHARS = ("!", " ", "0", "a", "Z", "-", "é")
 
 
-@dataclass(frozen=True)
+@dataclass
 class FieldSite:
     """One field as a builder sees it: ``dotted`` path, its flattened schema ``view``, the JSON
     types it allows (None: every type), the base arguments' ``current`` value there (``REMOVE``
     when absent), its raw schema ``sub``, whether it is required, the value synthesizer, and
-    ``drop(label, reason)`` to record a case that cannot be built."""
+    ``drop(label, reason)`` to record a case that cannot be built. Read-only for builders (not
+    ``frozen``: one is made per field, and a frozen dataclass is several times dearer to make)."""
 
     dotted: str
     view: dict[str, Any]
