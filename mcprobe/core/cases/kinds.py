@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 from typing import Any
 
 from mcprobe.core.cases.values import (
@@ -66,14 +65,20 @@ class FieldSite:
     synth: ValueSynthesizer
     drop: Callable[[str, str], None]
 
-    @cached_property
+    _limits: tuple[tuple[int, int | None], tuple[int, int | None]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
+    @property
     def limits(self) -> tuple[tuple[int, int | None], tuple[int, int | None]]:
         """The view's string length and array size limits (read once for both size kinds)."""
-        view = self.view
-        return (
-            _length_limits(view, "minLength", "maxLength"),
-            _length_limits(view, "minItems", "maxItems"),
-        )
+        if self._limits is None:
+            view = self.view
+            self._limits = (
+                _length_limits(view, "minLength", "maxLength"),
+                _length_limits(view, "minItems", "maxItems"),
+            )
+        return self._limits
 
 
 Proposals = Iterable[tuple[CaseKind, JSON]]

@@ -189,8 +189,8 @@ class QuickCheck:
             return lambda _instance: False
         if not isinstance(schema, dict):
             return _unknown
-        if schema is not self.root and any(k in schema for k in _SCOPE_KEYS):
-            return _unknown
+        if schema is not self.root and ("$schema" in schema or "$id" in schema or "id" in schema):
+            return _unknown  # one of ``_SCOPE_KEYS``
         if self.dialect <= 7 and schema.get("$ref") is not None:
             items: list[tuple[str, Any]] = [("$ref", schema["$ref"])]
         else:

@@ -26,7 +26,6 @@ import importlib
 import math
 import re
 from collections.abc import Callable, Iterator, Mapping
-from itertools import chain
 from typing import Any
 
 from mcprobe.core.cases.discovery import normalised
@@ -252,15 +251,18 @@ class ValueSynthesizer:
         if "x-unresolved-ref" in view:
             ref = str(view["x-unresolved-ref"])[:80]
             raise Unsatisfiable(f"$ref {ref!r} does not resolve inside the schema")
-        for candidate, declared in chain(
-            _literal_candidates(view), ((v, False) for v in self._hints(name))
-        ):
+        for candidate, declared in _literal_candidates(view):
             if _type_ok(candidate, only) and self.accepts(schema, candidate):
                 if declared:
                     self.declared += 1
                 else:
                     self.guesses += 1
                 return copy_json(candidate)
+        if name:  # the hints come right after the literals (looked up only when needed)
+            for candidate in self._hints(name):
+                if _type_ok(candidate, only) and self.accepts(schema, candidate):
+                    self.guesses += 1
+                    return copy_json(candidate)
         return self._solve(view, schema, depth, only)
 
     def _hints(self, name: str | None) -> tuple[JSON, ...]:
