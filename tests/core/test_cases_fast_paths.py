@@ -141,10 +141,14 @@ def _plain_paths(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
         values.ValueSynthesizer, "view_of", lambda self, schema: flatten(self.root, schema)
     )
+    plain_with = generate._with
     monkeypatch.setattr(
-        generate._Builder,
-        "_arguments_with",
-        lambda self, base, path, value: copy_json(generate._with(base, path, value)),
+        generate,
+        "_top_level_with",
+        lambda base, copies, head, value: copy_json(plain_with(base, (head,), value)),
+    )
+    monkeypatch.setattr(
+        generate, "_copy_with", lambda base, path, value: copy_json(plain_with(base, path, value))
     )
     monkeypatch.setattr(
         generate,

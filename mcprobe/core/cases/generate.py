@@ -205,6 +205,8 @@ def _generate(
         checker.quick.forget()  # frees the compiled checks now, not at the next collection
 
 
+_KIND_NAMES: dict[CaseKind, str] = {kind: kind.value for kind in CaseKind}
+
 _FIELD_BUILDERS: tuple[Callable[[FieldSite], Proposals], ...] = tuple(
     spec.field for spec in FIELD_KINDS if spec.field
 )
@@ -642,6 +644,11 @@ class _Builder:
         is copied whole)."""
         if len(path) != 1:
             return _copy_with(base, path, value)
+        return _top_level_with(base, self._copies(base, path[0]), path[0], value)
+
+    def _copies(self, base: dict[str, JSON], head: str) -> list[tuple[str, Callable[[Any], Any]]]:
+        """The keys of ``base`` other than ``head`` whose values need a copy, each with its
+        copier (worked out once per base)."""
         found = self._templates.get(id(base))
         if found is None or found[0] is not base:
             found = (
@@ -649,16 +656,7 @@ class _Builder:
                 [(k, _copier(v)) for k, v in base.items() if type(v) not in SCALAR_TYPES],
             )
             self._templates[id(base)] = found  # keeps ``base`` alive: its id stays unique
-        head = path[0]
-        out = dict(base)
-        for key, copy in found[1]:
-            if key != head:
-                out[key] = copy(base[key])
-        if value is _REMOVE:
-            out.pop(head, None)
-        else:
-            out[head] = value if type(value) in SCALAR_TYPES else copy_json(value)
-        return out
+        return [pair for pair in found[1] if pair[0] != head]
 
     def _walk(
         self,
@@ -750,16 +748,25 @@ class _Builder:
         # A top-level field of a valid base: the conjunct that ``conjunct_rejects`` would put
         # to the new value first is the same compiled quick check for every kind, so it is
         # looked up once here; a case it does not reject takes the ordinary path.
-        check = self.checker.top_check(path[0]) if not base_errors and len(path) == 1 else None
+        top = len(path) == 1
+        check = self.checker.top_check(path[0]) if top and not base_errors else None
+        copies = self._copies(base, path[0]) if top else []
         for kind, value in planned:
-            arguments = self._arguments_with(base, path, value)
-            rejected = False
-            if check is not None and value is not _REMOVE:
+            label = f"{_KIND_NAMES[kind]}:{dotted}"
+            if top:
+                arguments = _top_level_with(base, copies, path[0], value)
+            else:
+                arguments = _copy_with(base, path, value)
+            if check is not None and value is not _REMOVE and label not in self.labels:
                 try:
                     rejected = not check(value)
                 except Exception:  # as ``QuickCheck.decide``: no answer, the ordinary path
                     rejected = False
-            self._emit(kind, f"{kind.value}:{dotted}", arguments, base_errors, path, rejected)
+                if rejected:  # what ``_emit(..., rejected=True)`` does for a new label
+                    self.labels.add(label)
+                    self.cases.append(Case(self.name, kind, label, arguments, True, self.source))
+                    continue
+            self._emit(kind, label, arguments, base_errors, path)
 
 
 # --------------------------------------------------------------------------- value helpers
@@ -783,6 +790,23 @@ def _copier(value: JSON) -> Callable[[Any], Any]:
     if kind is dict and all(type(v) in SCALAR_TYPES for v in value.values()):
         return dict.copy
     return copy_json
+
+
+def _top_level_with(
+    base: dict[str, JSON],
+    copies: list[tuple[str, Callable[[Any], Any]]],
+    head: str,
+    value: JSON,
+) -> dict[str, JSON]:
+    """``_copy_with(base, (head,), value)``, with ``copies`` from ``_Builder._copies``."""
+    out = dict(base)
+    for key, copy in copies:
+        out[key] = copy(base[key])
+    if value is _REMOVE:
+        out.pop(head, None)
+    else:
+        out[head] = value if type(value) in SCALAR_TYPES else copy_json(value)
+    return out
 
 
 def _copy_with(args: JSON, path: tuple[str, ...], value: JSON) -> JSON:
