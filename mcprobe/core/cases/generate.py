@@ -75,15 +75,15 @@ with a reason. Generator caps for hostile schemas (huge lengths, cycles) live in
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import jsonschema
 from referencing import Registry
 
-from mcprobe.core.cases.kinds import CORE_KINDS, FIELD_KINDS, REMOVE, FieldSite
+from mcprobe.core.cases.kinds import CORE_KINDS, FIELD_KINDS, REMOVE, FieldSite, Proposals
 from mcprobe.core.cases.quick_check import QuickCheck
 from mcprobe.core.cases.values import (
+    SCALAR_TYPES,
     Unsatisfiable,
     ValueSynthesizer,
     copy_json,
@@ -91,7 +91,7 @@ from mcprobe.core.cases.values import (
 )
 from mcprobe.core.model import JSON, Case, CaseKind, CaseSource, DroppedCase, ToolCases
 from mcprobe.core.schema.dialect import schema_problems, validator_class_for
-from mcprobe.core.schema.view import SchemaTooDeep, allowed_types, flatten
+from mcprobe.core.schema.view import SchemaTooDeep, allowed_types, allowed_types_of_view
 
 __all__ = [
     "EXTRA_GARBAGE_KEY",
@@ -139,6 +139,8 @@ def generate_cases(
     name = name if isinstance(name, str) else ""
     try:
         return _generate(name, tool, tuple(examples), discovered)
+    except _Unbuildable as exc:  # the validator, built where first needed, could not be
+        return _no_cases(name, f"case generation failed ({type(exc.cause).__name__}); no cases")
     except Exception as exc:  # last line of defence: hostile input must never crash an audit
         return _no_cases(name, f"case generation failed ({type(exc).__name__}); no cases")
 
@@ -196,9 +198,18 @@ def _generate(
             f"inputSchema is not a valid JSON Schema in its dialect ({what} at {where or '/'})"
             "; no cases",
         )
-    validator = cls(schema, registry=_OFFLINE_REGISTRY, format_checker=_FORMAT_CHECKER)
-    return _Builder(name, schema, _Checker(validator), notes, examples, discovered).build()
+    checker = _Checker(cls=cls, schema=schema)
+    try:
+        return _Builder(name, schema, checker, notes, examples, discovered).build()
+    finally:
+        checker.quick.forget()  # frees the compiled checks now, not at the next collection
 
+
+_KIND_NAMES: dict[CaseKind, str] = {kind: kind.value for kind in CaseKind}
+
+_FIELD_BUILDERS: tuple[Callable[[FieldSite], Proposals], ...] = tuple(
+    spec.field for spec in FIELD_KINDS if spec.field
+)
 
 _CONJUNCTIVE_DIALECTS = (
     jsonschema.validators.Draft202012Validator,
@@ -211,16 +222,37 @@ _REF_OVERRIDES_DIALECTS = (
 )
 
 
-@dataclass
+class _Unbuildable(BaseException):
+    """The tool's validator could not be built (raised where it is first needed). A
+    ``BaseException``, so the checks' own ``except Exception`` cannot turn it into an answer:
+    ``generate_cases`` reports it as it did when the validator was built up front."""
+
+    def __init__(self, cause: Exception) -> None:
+        super().__init__(cause)
+        self.cause = cause
+
+
 class _Checker:
-    """The tool's compiled validator: whole-argument errors and subschema checks."""
+    """The tool's compiled validator: whole-argument errors and subschema checks.
 
-    validator: Any
-    _subs: dict[int, tuple[JSON, Any]] = field(default_factory=dict)
+    ``_Checker(validator)`` or ``_Checker(cls=..., schema=...)``: then the validator (formats
+    asserted, no remote ``$ref``) is built only if something needs it; ``QuickCheck`` answers
+    most tools' every check without it. Building it cannot fail for a schema that passed its
+    meta-schema (``jsonschema`` only reads the string ``$id``/``id`` and the keywords), so when
+    it is never built, nothing changes; were it to fail where it is needed, ``_Unbuildable``
+    gives the tool the note an up-front failure gave."""
 
-    def __post_init__(self) -> None:
-        root = self.validator.schema
-        cls = type(self.validator)
+    def __init__(self, validator: Any = None, *, cls: Any = None, schema: Any = None) -> None:
+        if validator is not None:
+            cls, schema = type(validator), validator.schema
+            format_checker = getattr(validator, "format_checker", None)
+        else:
+            format_checker = _FORMAT_CHECKER
+        self._validator = validator
+        self._cls = cls
+        self._schema = schema
+        self._subs: dict[int, tuple[JSON, Any]] = {}
+        root = schema
         self._root: dict[str, Any] = root if isinstance(root, dict) else {}
         self._conjuncts = isinstance(root, dict) and (
             cls in _CONJUNCTIVE_DIALECTS or (cls in _REF_OVERRIDES_DIALECTS and "$ref" not in root)
@@ -229,7 +261,18 @@ class _Checker:
         self._nested = self._conjuncts and cls in _CONJUNCTIVE_DIALECTS
         self._accepted_root: JSON = _NOTHING  # the last object ``accepts(root, ...)`` approved
         self._nested_validators: dict[tuple[int, int], tuple[Any, JSON, Any]] = {}
-        self.quick = QuickCheck(root, cls, getattr(self.validator, "format_checker", None))
+        self.quick = QuickCheck(root, cls, format_checker)
+
+    @property
+    def validator(self) -> Any:
+        if self._validator is None:
+            try:
+                self._validator = self._cls(
+                    self._schema, registry=_OFFLINE_REGISTRY, format_checker=_FORMAT_CHECKER
+                )
+            except Exception as exc:
+                raise _Unbuildable(exc) from exc
+        return self._validator
 
     def conjunct_rejects(self, arguments: JSON, path: tuple[str, ...]) -> bool:
         """Whether one conjunct of the root schema provably rejects ``arguments``, which differ
@@ -237,8 +280,25 @@ class _Checker:
         proof" in the module docstring). False means "not proven", never "valid"."""
         if not self._conjuncts or not path or not isinstance(arguments, dict):
             return False
-        root = self.validator
-        return self._rejected_at(lambda: root, self._root, arguments, path, True)
+        return self._rejected_at(lambda: self.validator, self._root, arguments, path, True)
+
+    def top_check(self, head: str) -> Any:
+        """The quick check ``conjunct_rejects`` puts first to the value of a change under the
+        top-level key ``head`` that leaves ``head`` present (``root["properties"][head]``,
+        compiled): when it answers False, ``conjunct_rejects`` answers True. None when that
+        conjunct is not taken or not quick."""
+        if not self._conjuncts or not self.quick.dialect:
+            return None
+        props = self._root.get("properties")
+        if not isinstance(props, dict) or head not in props:
+            return None
+        sub = props[head]
+        if isinstance(sub, dict) and ("$id" in sub or "id" in sub):
+            return None
+        try:
+            return self.quick.compiled(sub)
+        except Exception:  # as ``QuickCheck.decide``: no answer
+            return None
 
     def _rejected_at(
         self,
@@ -291,6 +351,8 @@ class _Checker:
         schema: dict[str, Any],
         instance: JSON,
     ) -> bool:
+        if keyword not in schema:
+            return False  # as ``_keyword_rejects`` answers, without building a validator
         if quick:
             verdict = self.quick.decide_keyword(keyword, schema, instance)
             if verdict is not None:
@@ -337,7 +399,7 @@ class _Checker:
 
     def is_valid(self, instance: JSON) -> bool | None:
         """Whether ``instance`` validates (stops at the first error); None as in ``errors``."""
-        quick = self.quick.decide(self.validator.schema, instance)
+        quick = self.quick.decide(self._schema, instance)
         if quick is not None:
             return quick
         try:
@@ -408,21 +470,25 @@ class _Builder:
         self.dropped: list[DroppedCase] = []
         self.labels: set[str] = set()
         self.fields_seen = 0
+        self._templates: dict[
+            int, tuple[dict[str, JSON], list[tuple[str, Callable[[Any], Any]]]]
+        ] = {}
 
     # ----------------------------------------------------------------------- top level
 
     def build(self) -> ToolCases:
         try:
-            root_view = flatten(self.root, self.root)
+            root_view = self.synth.view_of(self.root)
         except SchemaTooDeep:
             root_view = {}
         users = self._user_examples()
         valid = users[0] if users else self._valid_arguments()
         if valid is not None:
             base, base_errors = valid, frozenset[ErrorKey]()
-            self._emit(CaseKind.VALID, "valid", valid, base_errors)
+            self._emit(CaseKind.VALID, "valid", copy_json(valid), base_errors)
             for index, example in enumerate(users[1:], start=2):
-                self._emit(CaseKind.VALID, f"valid:example-{index}", example, base_errors)
+                label = f"valid:example-{index}"
+                self._emit(CaseKind.VALID, label, copy_json(example), base_errors)
         else:
             base = self._best_effort_base(root_view)
             maybe = self.checker.errors(base)
@@ -436,7 +502,7 @@ class _Builder:
             if EXTRA_GARBAGE_KEY in base:
                 self._drop("extra_garbage", "the schema itself declares the garbage key")
             else:
-                garbage = {**base, EXTRA_GARBAGE_KEY: "mcprobe"}
+                garbage = copy_json({**base, EXTRA_GARBAGE_KEY: "mcprobe"})
                 self._emit(
                     CaseKind.EXTRA_GARBAGE,
                     "extra_garbage",
@@ -534,12 +600,19 @@ class _Builder:
         arguments: JSON,
         base_errors: frozenset[ErrorKey],
         path: tuple[str, ...] = (),
+        rejected: bool = False,
     ) -> None:
-        """Emit a case once its label is proven (``path``: where it differs from the base)."""
+        """Emit a case once its label is proven (``path``: where it differs from the base).
+        ``arguments`` become the case's own (callers pass a fresh copy). ``rejected``: the
+        caller already found the conjunct ``conjunct_rejects`` would find rejecting (a valid
+        base, a malformed kind), so the case is proven malformed."""
         if label in self.labels:
             self._drop(label, "another case already has this label")
             return
-        if base_errors:
+        verdict: bool | None
+        if rejected:
+            verdict, new_reason = False, True
+        elif base_errors:
             errors = self.checker.errors(arguments)
             verdict = None if errors is None else not errors
             new_reason = errors is not None and bool(errors - base_errors)
@@ -561,18 +634,29 @@ class _Builder:
             self._drop(label, "rejected only for reasons the base arguments already had")
             return
         self.labels.add(label)
-        self.cases.append(
-            Case(
-                self.name,
-                kind,
-                label,
-                arguments=copy_json(arguments),
-                malformed=malformed,
-                source=self.source,
-            )
-        )
+        self.cases.append(Case(self.name, kind, label, arguments, malformed, self.source))
 
     # ----------------------------------------------------------------------- fields
+
+    def _arguments_with(self, base: dict[str, JSON], path: tuple[str, ...], value: JSON) -> JSON:
+        """``_copy_with(base, path, value)``; for a top-level ``path``, from a template of
+        ``base`` made once (which of its values need a deep copy, and how: a flat list or dict
+        is copied whole)."""
+        if len(path) != 1:
+            return _copy_with(base, path, value)
+        return _top_level_with(base, self._copies(base, path[0]), path[0], value)
+
+    def _copies(self, base: dict[str, JSON], head: str) -> list[tuple[str, Callable[[Any], Any]]]:
+        """The keys of ``base`` other than ``head`` whose values need a copy, each with its
+        copier (worked out once per base)."""
+        found = self._templates.get(id(base))
+        if found is None or found[0] is not base:
+            found = (
+                base,
+                [(k, _copier(v)) for k, v in base.items() if type(v) not in SCALAR_TYPES],
+            )
+            self._templates[id(base)] = found  # keeps ``base`` alive: its id stays unique
+        return [pair for pair in found[1] if pair[0] != head]
 
     def _walk(
         self,
@@ -597,22 +681,25 @@ class _Builder:
             self.fields_seen += 1
             fpath = (*path, name)
             sub = property_schema(view, name)
-            self._field_cases(fpath, sub, name in required, base, base_errors)
+            try:
+                sub_view: dict[str, Any] | None = self.synth.view_of(sub)
+            except SchemaTooDeep:
+                sub_view = None
+            if sub_view is None:
+                continue  # neither the field's cases nor its nested fields can be read
+            self._field_cases(fpath, sub, sub_view, name in required, base, base_errors)
             if level < MAX_FIELD_DEPTH:
-                self._walk_nested(fpath, sub, base, base_errors, level)
+                self._walk_nested(fpath, sub, sub_view, base, base_errors, level)
 
     def _walk_nested(
         self,
         fpath: tuple[str, ...],
         sub: JSON,
+        sub_view: dict[str, Any],
         base: dict[str, JSON],
         base_errors: frozenset[ErrorKey],
         level: int,
     ) -> None:
-        try:
-            sub_view = flatten(self.root, sub)
-        except SchemaTooDeep:
-            return
         if not isinstance(sub_view.get("properties"), dict) or not sub_view["properties"]:
             return
         current = _get(base, fpath)
@@ -634,14 +721,14 @@ class _Builder:
         self,
         path: tuple[str, ...],
         sub: JSON,
+        view: dict[str, Any],
         required: bool,
         base: dict[str, JSON],
         base_errors: frozenset[ErrorKey],
     ) -> None:
         dotted = ".".join(path)
         try:
-            view = flatten(self.root, sub)
-            allowed = allowed_types(self.root, sub)
+            allowed = None if sub is True or sub == {} else allowed_types_of_view(self.root, view)
         except SchemaTooDeep:
             return
         site = FieldSite(
@@ -655,10 +742,31 @@ class _Builder:
             drop=self._drop,
         )
         # Every field-level kind of the registry, in its order (``kinds.CASE_KINDS``).
-        planned = [pair for spec in FIELD_KINDS if spec.field for pair in spec.field(site)]
+        planned = [pair for build in _FIELD_BUILDERS for pair in build(site)]
+        if not planned:
+            return
+        # A top-level field of a valid base: the conjunct that ``conjunct_rejects`` would put
+        # to the new value first is the same compiled quick check for every kind, so it is
+        # looked up once here; a case it does not reject takes the ordinary path.
+        top = len(path) == 1
+        check = self.checker.top_check(path[0]) if top and not base_errors else None
+        copies = self._copies(base, path[0]) if top else []
         for kind, value in planned:
-            arguments = _with(base, path, value)
-            self._emit(kind, f"{kind.value}:{dotted}", arguments, base_errors, path)
+            label = f"{_KIND_NAMES[kind]}:{dotted}"
+            if top:
+                arguments = _top_level_with(base, copies, path[0], value)
+            else:
+                arguments = _copy_with(base, path, value)
+            if check is not None and value is not _REMOVE and label not in self.labels:
+                try:
+                    rejected = not check(value)
+                except Exception:  # as ``QuickCheck.decide``: no answer, the ordinary path
+                    rejected = False
+                if rejected:  # what ``_emit(..., rejected=True)`` does for a new label
+                    self.labels.add(label)
+                    self.cases.append(Case(self.name, kind, label, arguments, True, self.source))
+                    continue
+            self._emit(kind, label, arguments, base_errors, path)
 
 
 # --------------------------------------------------------------------------- value helpers
@@ -671,6 +779,55 @@ def _get(args: JSON, path: tuple[str, ...]) -> JSON:
             return _REMOVE
         node = node[key]
     return node
+
+
+def _copier(value: JSON) -> Callable[[Any], Any]:
+    """How ``copy_json`` copies ``value``, picked once: a list or dict of scalars only is
+    copied whole (the same new container ``copy_json`` builds), anything else by ``copy_json``."""
+    kind = type(value)
+    if kind is list and all(type(v) in SCALAR_TYPES for v in value):
+        return list.copy
+    if kind is dict and all(type(v) in SCALAR_TYPES for v in value.values()):
+        return dict.copy
+    return copy_json
+
+
+def _top_level_with(
+    base: dict[str, JSON],
+    copies: list[tuple[str, Callable[[Any], Any]]],
+    head: str,
+    value: JSON,
+) -> dict[str, JSON]:
+    """``_copy_with(base, (head,), value)``, with ``copies`` from ``_Builder._copies``."""
+    out = dict(base)
+    for key, copy in copies:
+        out[key] = copy(base[key])
+    if value is _REMOVE:
+        out.pop(head, None)
+    else:
+        out[head] = value if type(value) in SCALAR_TYPES else copy_json(value)
+    return out
+
+
+def _copy_with(args: JSON, path: tuple[str, ...], value: JSON) -> JSON:
+    """``copy_json(_with(args, path, value))`` in one pass: a deep copy of ``args`` with a copy
+    of ``value`` at ``path`` (or the key removed for ``_REMOVE``)."""
+    if not path:
+        return copy_json(value)
+    head, rest = path[0], path[1:]
+    if isinstance(args, dict):
+        out = {
+            k: v if k == head or type(v) in SCALAR_TYPES else copy_json(v) for k, v in args.items()
+        }
+    else:
+        out = {}
+    if rest:
+        out[head] = _copy_with(out.get(head), rest, value)
+    elif value is _REMOVE:
+        out.pop(head, None)
+    else:
+        out[head] = value if type(value) in SCALAR_TYPES else copy_json(value)
+    return out
 
 
 def _with(args: JSON, path: tuple[str, ...], value: JSON) -> JSON:

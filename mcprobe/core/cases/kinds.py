@@ -2,10 +2,12 @@
 built, whether it is one of the SPEC's core kinds), and the builders of the field-level kinds.
 
 A field-level builder gets a ``FieldSite`` (one field of the input schema, flattened, with the
-value the base arguments hold there) and yields ``(kind, value)`` pairs: the value to put at the
-field (``REMOVE`` deletes the key). ``generate`` then proves each case against the schema before
-it is emitted, so a builder only proposes; it never needs to be right. Builders that cannot make
-a case say why with ``site.drop``. Pure and deterministic.
+value the base arguments hold there) and returns the ``(kind, value)`` pairs it proposes: the
+value to put at the field (``REMOVE`` deletes the key). Any iterable will do; most kinds do not
+apply to most fields, so the simple builders answer with a tuple (often empty) rather than a
+generator. ``generate`` then proves each case against the schema before it is emitted, so a
+builder only proposes; it never needs to be right. Builders that cannot make a case say why with
+``site.drop``. Pure and deterministic.
 
 To add a malformed kind: a ``CaseKind`` member (model.py), a builder here and one ``CaseKindSpec``
 in ``CASE_KINDS`` (tuple order = the order of a field's cases), a ``### `kind``` section under
@@ -15,8 +17,8 @@ in ``CASE_KINDS`` (tuple order = the order of a field's cases), a ``### `kind```
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from mcprobe.core.cases.values import (
@@ -46,12 +48,13 @@ _NOT_IN_ENUM = "mcprobe-not-in-enum"
 _PATTERN_MISS_CHARS = ("!", " ", "0", "a", "Z", "-", "é")
 
 
-@dataclass(frozen=True)
+@dataclass
 class FieldSite:
     """One field as a builder sees it: ``dotted`` path, its flattened schema ``view``, the JSON
     types it allows (None: every type), the base arguments' ``current`` value there (``REMOVE``
     when absent), its raw schema ``sub``, whether it is required, the value synthesizer, and
-    ``drop(label, reason)`` to record a case that cannot be built."""
+    ``drop(label, reason)`` to record a case that cannot be built. Read-only for builders (not
+    ``frozen``: one is made per field, and a frozen dataclass is several times dearer to make)."""
 
     dotted: str
     view: dict[str, Any]
@@ -62,8 +65,24 @@ class FieldSite:
     synth: ValueSynthesizer
     drop: Callable[[str, str], None]
 
+    _limits: tuple[tuple[int, int | None], tuple[int, int | None]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
-FieldBuilder = Callable[[FieldSite], Iterator[tuple[CaseKind, JSON]]]
+    @property
+    def limits(self) -> tuple[tuple[int, int | None], tuple[int, int | None]]:
+        """The view's string length and array size limits (read once for both size kinds)."""
+        if self._limits is None:
+            view = self.view
+            self._limits = (
+                _length_limits(view, "minLength", "maxLength"),
+                _length_limits(view, "minItems", "maxItems"),
+            )
+        return self._limits
+
+
+Proposals = Iterable[tuple[CaseKind, JSON]]
+FieldBuilder = Callable[[FieldSite], Proposals]
 
 
 @dataclass(frozen=True)
@@ -82,36 +101,42 @@ class CaseKindSpec:
 # --------------------------------------------------------------------------- field builders
 
 
-def _missing_required(site: FieldSite) -> Iterator[tuple[CaseKind, JSON]]:
-    if site.required:
-        yield CaseKind.MISSING_REQUIRED, REMOVE
+_NONE: tuple[tuple[CaseKind, JSON], ...] = ()
 
 
-def _wrong_type(site: FieldSite) -> Iterator[tuple[CaseKind, JSON]]:
-    if site.allowed is None:
+def _missing_required(site: FieldSite) -> Proposals:
+    return ((CaseKind.MISSING_REQUIRED, REMOVE),) if site.required else _NONE
+
+
+def _wrong_type(site: FieldSite) -> Proposals:
+    allowed = site.allowed
+    if allowed is None:
         site.drop(f"wrong_type:{site.dotted}", "the schema accepts every JSON type here")
-        return
-    wrong = next((v for t, v in _WRONG_TYPE_VALUES if t not in site.allowed), REMOVE)
-    if wrong is not REMOVE:
-        yield CaseKind.WRONG_TYPE, wrong
+        return _NONE
+    for name, value in _WRONG_TYPE_VALUES:
+        if name not in allowed:
+            return ((CaseKind.WRONG_TYPE, value),)
+    return _NONE
 
 
-def _out_of_enum(site: FieldSite) -> Iterator[tuple[CaseKind, JSON]]:
+def _out_of_enum(site: FieldSite) -> Proposals:
     view = site.view
     values = view.get("enum") if isinstance(view.get("enum"), list) else None
     if "const" in view:
         values = [view["const"]]
     if values is not None:
-        yield CaseKind.OUT_OF_ENUM, _outside(values)
+        return ((CaseKind.OUT_OF_ENUM, _outside(values)),)
+    return _NONE
 
 
 def _bound(kind: CaseKind, low: bool) -> FieldBuilder:
-    def build(site: FieldSite) -> Iterator[tuple[CaseKind, JSON]]:
+    def build(site: FieldSite) -> Proposals:
         allowed = site.allowed
         if allowed is None or "integer" in allowed:
             beyond = _beyond(site.view, low, allowed is not None and "number" not in allowed)
             if beyond is not None:
-                yield kind, beyond
+                return ((kind, beyond),)
+        return _NONE
 
     return build
 
@@ -120,26 +145,33 @@ def _size(short: bool) -> FieldBuilder:
     """``too_short`` / ``too_long``: string length, else array size (the two share the limits'
     reading, so one factory makes both)."""
 
-    def build(site: FieldSite) -> Iterator[tuple[CaseKind, JSON]]:
-        view, allowed, dotted = site.view, site.allowed, site.dotted
-        lengths = _length_limits(view, "minLength", "maxLength")
-        sizes = _length_limits(view, "minItems", "maxItems")
+    def build(site: FieldSite) -> Proposals:
+        allowed = site.allowed
+        lengths, sizes = site.limits
         if (allowed is None or "string" in allowed) and lengths != (0, None):
-            low, high = lengths
-            current = site.current
-            text = current if isinstance(current, str) else "a" * min(low, MAX_STRING_LENGTH)
-            if short and low > MAX_STRING_LENGTH:
-                site.drop(f"too_short:{dotted}", f"minLength {low} is beyond the generator cap")
-            elif short and low > 0:
-                yield CaseKind.TOO_SHORT, text[: low - 1]
-            if not short and high is not None and high + 1 > MAX_STRING_LENGTH:
-                site.drop(f"too_long:{dotted}", f"maxLength {high} is beyond the generator cap")
-            elif not short and high is not None:
-                yield CaseKind.TOO_LONG, text + (text[-1:] or "a") * (high + 1 - len(text))
-        elif (allowed is None or "array" in allowed) and sizes != (0, None):
-            yield from _array_size(site, sizes, short)
+            return list(_string_size(site, lengths, short))
+        if (allowed is None or "array" in allowed) and sizes != (0, None):
+            return list(_array_size(site, sizes, short))
+        return _NONE
 
     return build
+
+
+def _string_size(
+    site: FieldSite, lengths: tuple[int, int | None], short: bool
+) -> Iterator[tuple[CaseKind, JSON]]:
+    low, high = lengths
+    dotted = site.dotted
+    current = site.current
+    text = current if isinstance(current, str) else "a" * min(low, MAX_STRING_LENGTH)
+    if short and low > MAX_STRING_LENGTH:
+        site.drop(f"too_short:{dotted}", f"minLength {low} is beyond the generator cap")
+    elif short and low > 0:
+        yield CaseKind.TOO_SHORT, text[: low - 1]
+    if not short and high is not None and high + 1 > MAX_STRING_LENGTH:
+        site.drop(f"too_long:{dotted}", f"maxLength {high} is beyond the generator cap")
+    elif not short and high is not None:
+        yield CaseKind.TOO_LONG, text + (text[-1:] or "a") * (high + 1 - len(text))
 
 
 def _array_size(
@@ -172,7 +204,7 @@ def _one_item(site: FieldSite) -> JSON:
         return REMOVE
 
 
-def _pattern_mismatch(site: FieldSite) -> Iterator[tuple[CaseKind, JSON]]:
+def _pattern_mismatch(site: FieldSite) -> Proposals:
     pattern = site.view.get("pattern")
     if isinstance(pattern, str) and (site.allowed is None or "string" in site.allowed):
         miss = _pattern_miss(pattern, site.view)
@@ -181,13 +213,15 @@ def _pattern_mismatch(site: FieldSite) -> Iterator[tuple[CaseKind, JSON]]:
                 f"pattern_mismatch:{site.dotted}", "no simple string falls outside the pattern"
             )
         else:
-            yield CaseKind.PATTERN_MISMATCH, miss
+            return ((CaseKind.PATTERN_MISMATCH, miss),)
+    return _NONE
 
 
-def _null_value(site: FieldSite) -> Iterator[tuple[CaseKind, JSON]]:
+def _null_value(site: FieldSite) -> Proposals:
     allowed = site.allowed
     if allowed is not None and "null" not in allowed and site.view.get("nullable") is not True:
-        yield CaseKind.NULL_VALUE, None
+        return ((CaseKind.NULL_VALUE, None),)
+    return _NONE
 
 
 # --------------------------------------------------------------------------- the registry
@@ -273,6 +307,8 @@ def _beyond(view: dict[str, Any], low: bool, integer_only: bool) -> JSON:
 
 def _length_limits(view: dict[str, Any], low_key: str, high_key: str) -> tuple[int, int | None]:
     low, high = view.get(low_key), view.get(high_key)
+    if low is None and high is None:
+        return 0, None
     lo = int(low) if is_number(low) and low > 0 and float(low).is_integer() else 0
     hi = int(high) if is_number(high) and high >= 0 and float(high).is_integer() else None
     return lo, hi

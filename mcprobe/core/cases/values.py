@@ -26,7 +26,6 @@ import importlib
 import math
 import re
 from collections.abc import Callable, Iterator, Mapping
-from itertools import chain
 from typing import Any
 
 from mcprobe.core.cases.discovery import normalised
@@ -92,15 +91,15 @@ class Unsatisfiable(Exception):
     """No value could be built; ``str(exc)`` says why (shown to users in the tool's note)."""
 
 
-_SCALARS = frozenset({str, int, float, bool, type(None)})  # returned as they are, uncalled
+SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})  # returned as they are, uncalled
 
 
 def copy_json(value: JSON) -> JSON:
     """A deep copy of a decoded JSON value (cheaper than ``copy.deepcopy``)."""
     if isinstance(value, dict):
-        return {k: v if type(v) in _SCALARS else copy_json(v) for k, v in value.items()}
+        return {k: v if type(v) in SCALAR_TYPES else copy_json(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [v if type(v) in _SCALARS else copy_json(v) for v in value]
+        return [v if type(v) in SCALAR_TYPES else copy_json(v) for v in value]
     return value
 
 
@@ -218,6 +217,19 @@ class ValueSynthesizer:
         # How many values were the schema's own word: a case built of none (``{}`` for a tool
         # whose properties are all optional) is mcprobe's synthesis, not the author's example.
         self.declared = 0
+        self._views: dict[int, tuple[JSON, dict[str, Any]]] = {}
+
+    def view_of(self, schema: JSON) -> dict[str, Any]:
+        """``flatten(root, schema)``, remembered per schema object for this tool (the generator
+        reads each field's view several times: to synthesize, to plan its cases, to walk into
+        it). Views are never modified by their readers. Raises ``SchemaTooDeep`` as
+        ``flatten`` does (not remembered)."""
+        found = self._views.get(id(schema))
+        if found is not None and found[0] is schema:
+            return found[1]
+        view = flatten(self.root, schema)
+        self._views[id(schema)] = (schema, view)  # keeps ``schema`` alive: its id stays unique
+        return view
 
     def value_for(
         self, schema: JSON, depth: int = 0, only: str | None = None, name: str | None = None
@@ -233,21 +245,24 @@ class ValueSynthesizer:
         if not isinstance(schema, dict):
             raise Unsatisfiable("a subschema is not a JSON object")
         try:
-            view = flatten(self.root, schema)
+            view = self.view_of(schema)
         except SchemaTooDeep as exc:
             raise Unsatisfiable(str(exc)) from None
         if "x-unresolved-ref" in view:
             ref = str(view["x-unresolved-ref"])[:80]
             raise Unsatisfiable(f"$ref {ref!r} does not resolve inside the schema")
-        for candidate, declared in chain(
-            _literal_candidates(view), ((v, False) for v in self._hints(name))
-        ):
+        for candidate, declared in _literal_candidates(view):
             if _type_ok(candidate, only) and self.accepts(schema, candidate):
                 if declared:
                     self.declared += 1
                 else:
                     self.guesses += 1
                 return copy_json(candidate)
+        if name:  # the hints come right after the literals (looked up only when needed)
+            for candidate in self._hints(name):
+                if _type_ok(candidate, only) and self.accepts(schema, candidate):
+                    self.guesses += 1
+                    return copy_json(candidate)
         return self._solve(view, schema, depth, only)
 
     def _hints(self, name: str | None) -> tuple[JSON, ...]:
@@ -354,7 +369,7 @@ class ValueSynthesizer:
 
     def _distinct(self, schema: JSON, value: JSON, taken: list[JSON]) -> JSON:
         """Another value for ``schema`` not already in ``taken`` (for ``uniqueItems``)."""
-        view = flatten(self.root, schema)
+        view = self.view_of(schema)
         options: list[JSON] = (
             list(view.get("enum", [])) if isinstance(view.get("enum"), list) else []
         )

@@ -152,7 +152,13 @@ def allowed_types(root: JSON, schema: JSON, hops: int = 0) -> frozenset[str] | N
     (no ``type``/``enum``/``const`` and no typed union). ``number`` implies ``integer``."""
     if schema is True or schema == {}:
         return None
-    view = flatten(root, schema, hops)
+    return allowed_types_of_view(root, flatten(root, schema, hops), hops)
+
+
+def allowed_types_of_view(root: JSON, view: dict[str, Any], hops: int = 0) -> frozenset[str] | None:
+    """``allowed_types`` of a schema whose ``flatten(root, schema, hops)`` is ``view`` (for a
+    caller that has the view already; ``allowed_types`` answers None for ``True`` and ``{}``
+    before looking at the view)."""
     types = declared_types(view)
     if types is not None:
         found = set(types)
