@@ -26,6 +26,7 @@ from typing import Any
 
 from mcprobe.core.verdicts import VERDICTS, VerdictKind, sarif_verdicts
 from mcprobe.report.model import ConformanceReport, FindingOut, FuzzResultOut
+from mcprobe.report.render.json_text import dumps_indented, plain_json
 from mcprobe.report.render.sarif_surface import (
     drift_results,
     drift_rules,
@@ -281,7 +282,8 @@ def render_sarif(report: ConformanceReport, *, artifact_uri: str | None = None) 
     rules = _lint_rules(report) + _behaviour_rules() + surface_rules() + drift_rules()
     rule_index = {rule["id"]: i for i, rule in enumerate(rules)}
     results = [_finding_result(server, f) for f in report.findings]
-    results.extend(_behaviour_sarif_results(server, report))
+    behaviour = list(_behaviour_sarif_results(server, report))
+    results.extend(behaviour)
     results.extend(surface_results(server, report, _fingerprint))
     results.extend(drift_results(server, report, _fingerprint))
     for result in results:
@@ -321,4 +323,7 @@ def render_sarif(report: ConformanceReport, *, artifact_uri: str | None = None) 
     if artifact_uri is not None:
         run["artifacts"] = [{"location": {"uri": artifact_uri}}]
     log = {"$schema": SARIF_SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
+    # Everything but the arguments is built here, of plain JSON types (``json_text``).
+    if all(plain_json(result["properties"]["arguments"]) for result in behaviour):
+        return dumps_indented(log) + "\n"
     return json.dumps(log, indent=2, ensure_ascii=True) + "\n"
