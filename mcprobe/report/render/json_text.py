@@ -33,8 +33,9 @@ from pydantic import ConfigDict, TypeAdapter
 __all__ = ["dumps_indented", "plain_json"]
 
 _SERIALISER: TypeAdapter[Any] = TypeAdapter(Any, config=ConfigDict(ser_json_inf_nan="constants"))
-_FLOAT_SPELLINGS = ("0.0000", "e-5", "e-6", "e-7", "e-8", "e-9")
-"""Substrings every float spelling that differs from ``repr`` holds (and much else)."""
+_SMALL_EXPONENT = re.compile("e-[5-9]")
+"""With ``0.0000``: what every float spelling that differs from ``repr`` holds (one regex scan
+of 31 MB costs a tenth of five ``find`` scans)."""
 _NUMBER_LINE = re.compile(r' *(?:"(?:[^"\\\n]|\\.)*": )?(-?\d[\d.e+-]*),?')
 """One line of indented JSON that is a number value: indentation, an optional key, the number
 (group 1), an optional comma. Strings hold no raw newline, so a line is never inside one."""
@@ -51,12 +52,12 @@ def dumps_indented(value: Any) -> str:
 
 def _python_floats(text: str) -> str:
     """``text`` with every number line whose float ``repr`` spells otherwise respelled."""
-    starts: set[int] = set()
-    for spelling in _FLOAT_SPELLINGS:
-        at = text.find(spelling)
-        while at != -1:
-            starts.add(text.rfind("\n", 0, at) + 1)
-            at = text.find(spelling, at + 1)
+    hits = [match.start() for match in _SMALL_EXPONENT.finditer(text)]
+    at = text.find("0.0000")
+    while at != -1:
+        hits.append(at)
+        at = text.find("0.0000", at + 1)
+    starts = {text.rfind("\n", 0, hit) + 1 for hit in hits}
     if not starts:
         return text
     parts: list[str] = []
