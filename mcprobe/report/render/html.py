@@ -20,7 +20,7 @@ import json
 
 from mcprobe.core.verdicts import flags
 from mcprobe.report.model import ConformanceReport, DimensionOut, FuzzResultOut
-from mcprobe.report.render.escape import ELLIPSIS, clean_text
+from mcprobe.report.render.escape import ELLIPSIS, clean_text, remembered
 
 _CSS = """
 :root{--ok:#1a7f37;--warn:#9a6700;--bad:#cf222e;--muted:#57606a;--line:#d0d7de}
@@ -76,8 +76,13 @@ _CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline
 
 def esc(text: str | None, limit: int = 500) -> str:
     """Target (or any) text as inert HTML: visible control characters, escaped, bounded."""
-    if text is None:
+    if not text:
         return ""
+    # Tool names, outcomes and excerpts repeat on thousands of fuzz rows: the escape is pure.
+    return remembered(_esc, text, limit)
+
+
+def _esc(text: str, limit: int) -> str:
     cleaned, truncated = clean_text(text, limit)
     return html.escape(cleaned, quote=True) + (ELLIPSIS if truncated else "")
 

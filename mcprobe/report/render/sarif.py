@@ -45,6 +45,9 @@ _SECURITY_SEVERITY = {"critical": "9.5", "error": "7.5", "warning": "5.0", "info
 BEHAVIOUR_RULES: tuple[VerdictKind, ...] = tuple(k for k in VERDICTS if k.sarif_id is not None)
 _MAX_ARGUMENTS_CHARS = 2000
 _MAX_EXCERPT_CHARS = 300
+# What ``json.dumps(..., ensure_ascii=False, sort_keys=True, separators=(",", ":"))`` builds on
+# every call, built once: SARIF and JUnit quote the arguments of 35,500 calls of 1,000 tools.
+_ARGUMENTS_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 def behaviour_failures(result: FuzzResultOut) -> tuple[VerdictKind, ...]:
@@ -57,12 +60,18 @@ def behavioural_results(report: ConformanceReport) -> tuple[FuzzResultOut, ...]:
     """Every classified call in the report: the fuzz cases, then the unknown-tool probe (once,
     even when the report also lists it among the fuzz cases)."""
     results = list(report.fuzz)
-    if report.non_object_probe is not None and report.non_object_probe not in results:
+    if report.non_object_probe is not None and not _listed(report.non_object_probe, results):
         results.append(report.non_object_probe)
     probe = report.unknown_tool_probe
-    if probe is not None and probe not in results:
+    if probe is not None and not _listed(probe, results):
         results.append(probe)
     return tuple(results)
+
+
+def _listed(result: FuzzResultOut, results: list[FuzzResultOut]) -> bool:
+    """``result in results``, comparing whole records only with those of its tool and case
+    (an equal record has both): pydantic's ``==`` on each of 35,500 results cost 0.1 s."""
+    return any(r == result for r in results if r.case == result.case and r.name == result.name)
 
 
 def case_param(label: str) -> str | None:
@@ -73,7 +82,7 @@ def case_param(label: str) -> str | None:
 
 def arguments_text(arguments: Any) -> str:
     """The arguments exactly as sent, as compact JSON (long ones cut, and said so)."""
-    text = json.dumps(arguments, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    text = _ARGUMENTS_JSON.encode(arguments)
     if len(text) > _MAX_ARGUMENTS_CHARS:
         return text[:_MAX_ARGUMENTS_CHARS] + f"… ({len(text)} characters in all)"
     return text
