@@ -135,7 +135,7 @@ def code_span(content: str) -> str:
 def md_inline(text: str, limit: int = 200) -> str:
     """Untrusted text quoted as inline code, one line, at most ``limit`` characters (plus an
     ellipsis after the span when cut). Not for table cells: see ``md_cell``."""
-    return remembered(_md_inline, text, limit)
+    return _remembered(_md_inline, text, limit)
 
 
 def _md_inline(text: str, limit: int) -> str:
@@ -148,7 +148,7 @@ def _md_inline(text: str, limit: int) -> str:
 def md_cell(text: str, limit: int = 80) -> str:
     """Like ``md_inline`` but safe inside a GFM table cell: each pipe becomes an escaped ``\\|``
     between code spans, so the row keeps its column count in every GFM parser."""
-    return remembered(_md_cell, text, limit)
+    return _remembered(_md_cell, text, limit)
 
 
 def _md_cell(text: str, limit: int) -> str:
@@ -186,7 +186,7 @@ def md_prose(text: str, limit: int = 500, *, cell: bool = False) -> str:
     becomes a safe code span (``md_cell`` style when ``cell``), the rest is ``md_text``. A stray
     backtick (a target name containing one) only shifts what is shown as code; every piece is
     escaped either way. Never at the start of a line."""
-    return remembered(_md_prose_cell if cell else _md_prose, text, limit)
+    return _remembered(_md_prose_cell if cell else _md_prose, text, limit)
 
 
 def _md_prose_cell(text: str, limit: int) -> str:
@@ -233,7 +233,7 @@ def forget_escapes() -> None:
     _MEMO.clear()
 
 
-def remembered(escape: Callable[[str, int], str], text: str, limit: int) -> str:
+def _remembered(escape: Callable[[str, int], str], text: str, limit: int) -> str:
     if len(text) > _MEMO_TEXT_LIMIT:
         return escape(text, limit)
     key = (escape, text, limit)

@@ -20,7 +20,7 @@ import json
 
 from mcprobe.core.verdicts import flags
 from mcprobe.report.model import ConformanceReport, DimensionOut, FuzzResultOut
-from mcprobe.report.render.escape import ELLIPSIS, clean_text, remembered
+from mcprobe.report.render.escape import ELLIPSIS, clean_text
 
 _CSS = """
 :root{--ok:#1a7f37;--warn:#9a6700;--bad:#cf222e;--muted:#57606a;--line:#d0d7de}
@@ -77,12 +77,7 @@ _CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline
 def esc(text: str | None, limit: int = 500) -> str:
     """Target (or any) text as inert HTML: visible control characters, escaped, bounded."""
     if not text:
-        return ""
-    # Tool names, outcomes and excerpts repeat on thousands of fuzz rows: the escape is pure.
-    return remembered(_esc, text, limit)
-
-
-def _esc(text: str, limit: int) -> str:
+        return ""  # most flags cells: clean_text would fold the empty string
     cleaned, truncated = clean_text(text, limit)
     return html.escape(cleaned, quote=True) + (ELLIPSIS if truncated else "")
 
