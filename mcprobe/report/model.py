@@ -8,18 +8,98 @@ Schema is published at ``mcprobe/schemas/report.schema.json`` (regenerate with
 
 from __future__ import annotations
 
-from typing import Any, Literal, Self
+import math
+import re
+from typing import Any, Literal, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
 from mcprobe.core.client_capabilities import describe_capabilities
 from mcprobe.core.isolation import Isolation
-from mcprobe.core.schema.safe_json import safe_value
+from mcprobe.core.schema.json_depth import MAX_JSON_DEPTH
+from mcprobe.core.schema.safe_json import safe_text, safe_value
 from mcprobe.core.target_spec import CANARY_PREFIX, TargetSpec, Transport, scrub
 from mcprobe.core.verdicts import bystander_verdicts, call_verdicts, protocol_probe_verdicts
 
 SCHEMA_VERSION = "1.10"
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_CONTAINERS = (dict, list, tuple)
+
+
+def _already_safe(value: dict[Any, Any] | list[Any] | tuple[Any, ...], depth: int = 1) -> bool:
+    """Whether ``safe_value`` would leave the container ``value`` (at nesting ``depth``) as it
+    is: no lone surrogate in a string or key, no NaN/Infinity, no container deeper than
+    ``MAX_JSON_DEPTH``. One walk that allocates nothing, where ``safe_value`` walks twice (the
+    depth, then the values) and builds lists: the common case, a value of mcprobe's own or a
+    well-behaved target, then costs a third. Recursive, but at most ``MAX_JSON_DEPTH`` + 1
+    levels. It mirrors ``safe_json``'s rules: a rule added there must be added here
+    (``tests/report/test_trusted_build.py`` checks both agree)."""
+    if depth > MAX_JSON_DEPTH:
+        return False
+    if isinstance(value, dict):
+        if not all(_text_safe(key) for key in value if isinstance(key, str)):
+            return False
+        items: Any = value.values()
+    else:
+        items = value
+    for item in items:
+        kind = type(item)
+        if kind is int or kind is bool or item is None:
+            continue
+        if isinstance(item, str):
+            if not item.isascii() and _SURROGATE.search(item):
+                return False
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return False
+        elif isinstance(item, _CONTAINERS) and not _already_safe(item, depth + 1):
+            return False
+    return True
+
+
+def _text_safe(text: str) -> bool:
+    return text.isascii() or _SURROGATE.search(text) is None
+
+
+def safe_field(value: Any) -> Any:
+    """``safe_value(value)``, the same object when nothing needs a change (``_already_safe``)."""
+    if isinstance(value, str):
+        return safe_text(value)
+    if isinstance(value, dict | list | tuple):
+        return value if _already_safe(value) else safe_value(value)
+    if isinstance(value, float):
+        return safe_value(value)
+    return value
+
+
+_Model = TypeVar("_Model", bound=BaseModel)
+_EVERY_FIELD: dict[type[BaseModel], set[str]] = {}
+
+
+def trusted(cls: type[_Model], fields: dict[str, Any]) -> _Model:
+    """An instance of the frozen model ``cls`` holding ``fields`` without validation, for the
+    records the builder makes itself. ``fields`` must name every field of ``cls`` by its Python
+    name, in declaration order (the order serialisation follows), each of its declared type by
+    construction, target text already made safe (``safe_field``), and be what the validators
+    would leave. What ``model_construct`` does, without its per-field alias and default
+    look-ups: a 1,000-tool report holds 35,500 fuzz results, and validating each cost more than
+    building the rest of the report. The instance equals ``cls(**fields)``, with the same
+    ``model_fields_set`` (every field): one set per class, shared, which pydantic never changes
+    in place on a frozen model (``model_copy`` copies it first)."""
+    every = _EVERY_FIELD.get(cls)
+    if every is None:
+        if not cls.model_config.get("frozen"):
+            raise TypeError(f"{cls.__name__} is not frozen: its fields set cannot be shared")
+        every = _EVERY_FIELD[cls] = set(cls.model_fields)
+    obj = cls.__new__(cls)
+    set_slot = object.__setattr__
+    set_slot(obj, "__dict__", fields)
+    set_slot(obj, "__pydantic_fields_set__", every)
+    set_slot(obj, "__pydantic_extra__", None)
+    set_slot(obj, "__pydantic_private__", None)
+    return obj
 
 
 class WireModel(BaseModel):
@@ -35,7 +115,7 @@ class WireModel(BaseModel):
         """Target text may hold lone surrogates, NaN or absurd nesting: made safe here, once,
         so every renderer and ``probe_report`` get strict UTF-8 / strict JSON (``safe_json``)."""
         if isinstance(data, dict):
-            return {key: safe_value(value) for key, value in data.items()}
+            return {key: safe_field(value) for key, value in data.items()}
         return data
 
 

@@ -199,6 +199,12 @@ def _md_prose(text: str, limit: int) -> str:
 
 def _prose(text: str, limit: int, quote: Callable[[str], str]) -> str:
     cleaned, cut = clean_text(text, limit)
+    if not cut:
+        # Prose, quote, prose, ... (``split`` keeps the group): the loop below, in C.
+        parts = _QUOTED.split(cleaned)
+        parts[0::2] = map(_escape_prose, parts[0::2])
+        parts[1::2] = map(quote, parts[1::2])
+        return "".join(parts)
     pieces: list[str] = []
     last = 0
     for match in _QUOTED.finditer(cleaned):

@@ -76,8 +76,8 @@ _CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline
 
 def esc(text: str | None, limit: int = 500) -> str:
     """Target (or any) text as inert HTML: visible control characters, escaped, bounded."""
-    if text is None:
-        return ""
+    if not text:
+        return ""  # most flags cells: clean_text would fold the empty string
     cleaned, truncated = clean_text(text, limit)
     return html.escape(cleaned, quote=True) + (ELLIPSIS if truncated else "")
 

@@ -17,6 +17,7 @@ import json
 from typing import Any
 
 from mcprobe.report.model import SCHEMA_VERSION, ConformanceReport
+from mcprobe.report.render.json_text import dumps_indented
 
 SCHEMA_ID = f"urn:mcprobe:report:{SCHEMA_VERSION}"
 SCHEMA_PATH = "mcprobe/schemas/report.schema.json"
@@ -29,8 +30,10 @@ def report_to_jsonable(report: ConformanceReport) -> dict[str, Any]:
 
 
 def render_json(report: ConformanceReport) -> str:
-    """The report as a JSON document (two-space indent, trailing newline)."""
-    return json.dumps(report_to_jsonable(report), indent=2, ensure_ascii=True) + "\n"
+    """The report as a JSON document (two-space indent, trailing newline): what
+    ``json.dumps(..., indent=2, ensure_ascii=True)`` writes, at C speed (``json_text``;
+    ``model_dump(mode="json")`` gives plain JSON data with string keys)."""
+    return dumps_indented(report_to_jsonable(report)) + "\n"
 
 
 def report_json_schema() -> dict[str, Any]:

@@ -411,6 +411,8 @@ def _findings(findings: list[FindingOut]) -> list[str]:
 def _flags(result: FuzzResultOut) -> str:
     """The flags column: the call's per-call flags (its stored verdicts that are flags, by key),
     then whether the machine caused it and whether it proves nothing."""
+    if not result.verdicts and result.environment is None and result.inconclusive is None:
+        return "—"  # most calls of a sound server: nothing to look up
     shown = [kind.key for kind in flags(result.verdicts)]
     shown += [
         name
@@ -706,6 +708,8 @@ def _behaviour_item(fix: _Fix) -> str:
 def _behaviour_items(report: ConformanceReport) -> list[list[str]]:
     """One item per verdict: alone when one behaviour shows it, else its fix stated once with
     each distinct behaviour (tools answering alike, with a reproduction) as a sub-line."""
+    if not report.fixes.behaviour:
+        return []  # no need to index every fuzz result
     by_case = {(r.name, r.case): r for r in report.fuzz}
     by_kind: dict[str, list[_Fix]] = {}
     for fix in report.fixes.behaviour:

@@ -26,6 +26,7 @@ from typing import Any
 
 from mcprobe.core.verdicts import VERDICTS, VerdictKind, sarif_verdicts
 from mcprobe.report.model import ConformanceReport, FindingOut, FuzzResultOut
+from mcprobe.report.render.json_text import dumps_indented, plain_json
 from mcprobe.report.render.sarif_surface import (
     drift_results,
     drift_rules,
@@ -44,6 +45,9 @@ _SECURITY_SEVERITY = {"critical": "9.5", "error": "7.5", "warning": "5.0", "info
 BEHAVIOUR_RULES: tuple[VerdictKind, ...] = tuple(k for k in VERDICTS if k.sarif_id is not None)
 _MAX_ARGUMENTS_CHARS = 2000
 _MAX_EXCERPT_CHARS = 300
+# What ``json.dumps(..., ensure_ascii=False, sort_keys=True, separators=(",", ":"))`` builds on
+# every call, built once: SARIF and JUnit quote the arguments of 35,500 calls of 1,000 tools.
+_ARGUMENTS_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 def behaviour_failures(result: FuzzResultOut) -> tuple[VerdictKind, ...]:
@@ -56,12 +60,18 @@ def behavioural_results(report: ConformanceReport) -> tuple[FuzzResultOut, ...]:
     """Every classified call in the report: the fuzz cases, then the unknown-tool probe (once,
     even when the report also lists it among the fuzz cases)."""
     results = list(report.fuzz)
-    if report.non_object_probe is not None and report.non_object_probe not in results:
+    if report.non_object_probe is not None and not _listed(report.non_object_probe, results):
         results.append(report.non_object_probe)
     probe = report.unknown_tool_probe
-    if probe is not None and probe not in results:
+    if probe is not None and not _listed(probe, results):
         results.append(probe)
     return tuple(results)
+
+
+def _listed(result: FuzzResultOut, results: list[FuzzResultOut]) -> bool:
+    """``result in results``, comparing whole records only with those of its tool and case
+    (an equal record has both): pydantic's ``==`` on each of 35,500 results cost 0.1 s."""
+    return any(r == result for r in results if r.case == result.case and r.name == result.name)
 
 
 def case_param(label: str) -> str | None:
@@ -72,7 +82,7 @@ def case_param(label: str) -> str | None:
 
 def arguments_text(arguments: Any) -> str:
     """The arguments exactly as sent, as compact JSON (long ones cut, and said so)."""
-    text = json.dumps(arguments, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    text = _ARGUMENTS_JSON.encode(arguments)
     if len(text) > _MAX_ARGUMENTS_CHARS:
         return text[:_MAX_ARGUMENTS_CHARS] + f"… ({len(text)} characters in all)"
     return text
@@ -281,7 +291,8 @@ def render_sarif(report: ConformanceReport, *, artifact_uri: str | None = None) 
     rules = _lint_rules(report) + _behaviour_rules() + surface_rules() + drift_rules()
     rule_index = {rule["id"]: i for i, rule in enumerate(rules)}
     results = [_finding_result(server, f) for f in report.findings]
-    results.extend(_behaviour_sarif_results(server, report))
+    behaviour = list(_behaviour_sarif_results(server, report))
+    results.extend(behaviour)
     results.extend(surface_results(server, report, _fingerprint))
     results.extend(drift_results(server, report, _fingerprint))
     for result in results:
@@ -321,4 +332,7 @@ def render_sarif(report: ConformanceReport, *, artifact_uri: str | None = None) 
     if artifact_uri is not None:
         run["artifacts"] = [{"location": {"uri": artifact_uri}}]
     log = {"$schema": SARIF_SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
+    # Everything but the arguments is built here, of plain JSON types (``json_text``).
+    if all(plain_json(result["properties"]["arguments"]) for result in behaviour):
+        return dumps_indented(log) + "\n"
     return json.dumps(log, indent=2, ensure_ascii=True) + "\n"
