@@ -14,7 +14,9 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from typing import Any
 
 import anyio
@@ -40,13 +42,26 @@ REDACTED = "[redacted]"
 SECRET_ARGS = ["--env", f"API_TOKEN={TOKEN}", "--secret-env", "MYVAR", "--env", f"MYVAR={MARKED}"]
 
 
+# One empty working directory for the module's CLI runs: the sandbox copies the target's cwd,
+# and the checkout (its .mypy_cache, its .venv) made that copy slow enough under load to eat the
+# attack probes' budget in one audit of a pair the tests compare. One directory, not one per
+# run: the reports compared must name the same paths.
+_CWD = tempfile.TemporaryDirectory(prefix="mcprobe-redaction-")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _cwd_removed() -> Iterator[None]:
+    yield
+    _CWD.cleanup()
+
+
 def _cli(*argv: str) -> tuple[int, str, str]:
     done = subprocess.run(
         [PY, "-m", "mcprobe.cli", *argv],
         capture_output=True,
         text=True,
         timeout=180,
-        cwd=REPO_ROOT,
+        cwd=_CWD.name,
         check=False,
     )
     return done.returncode, done.stdout, done.stderr
