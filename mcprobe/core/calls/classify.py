@@ -110,6 +110,18 @@ _LEAK_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _ANY_LEAK = re.compile("|".join(f"(?:{pattern.pattern})" for _, pattern in _LEAK_PATTERNS))
 
 
+# A match of each leak pattern holds a run of characters that contains no space: "Traceback";
+# "line" (", line 3"); ``:\d`` (the ``:line`` of a JavaScript, Java or source-file frame); a dot
+# followed by word characters then "Error" or "Exception" (both exception-class patterns); a
+# "packages" or "node_modules" directory. Removing echoed strings replaces each with a space,
+# so every run without a space in the text that is scanned stood in the text as it came: a text
+# without any of these runs cannot leak whatever is removed from it, and the arguments' strings
+# need not be collected at all (most error texts: "Invalid params", "bad value").
+_MAY_LEAK = re.compile(
+    r"Traceback|line|:\d|\.[\w.$]{0,200}(?:Error|Exception)|packages|node_modules"
+)
+
+
 def leak_kind(text: str, sent: JSON = None) -> str | None:
     """What internal detail ``text`` leaks (e.g. "a Python traceback"), or None.
 
@@ -117,6 +129,8 @@ def leak_kind(text: str, sent: JSON = None) -> str | None:
     so an error that merely echoes our own input is not a leak.
     """
     scanned = text[:_SCAN_LIMIT]
+    if _MAY_LEAK.search(scanned) is None:
+        return None  # no pattern can match, echoes removed or not (see ``_MAY_LEAK``)
     if len(scanned) >= _MIN_ECHO:  # else no string of ours is long enough to be removed
         echoes = {s for s in _strings(sent) if len(s) >= _MIN_ECHO}
         for echoed in sorted(echoes, key=len, reverse=True):
@@ -272,6 +286,8 @@ def _output_schema_check(tool: JSON, content: _Content) -> tuple[bool, str | Non
 
 
 def _rendered(value: JSON) -> str:
+    if value is None:  # no ``data`` (most errors): no strings
+        return ""
     return "\n".join(_strings(value))
 
 
