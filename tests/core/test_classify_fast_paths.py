@@ -2,11 +2,13 @@
 
 ``environment_cause`` tries a pattern only when the (case-folded) text holds one of its literal
 needles, ``leak_kind`` collects the arguments' strings only when the text holds a run that some
-leak pattern needs, and ``result_shape_problems`` passes a plain text block at once. The
+leak pattern needs, ``result_shape_problems`` passes a plain text block at once, and
+``instance_errors`` answers ``()`` at once where the quick check proves an instance valid. The
 references below are the code as it was before the shortcuts, run over every string literal of
 the test suite (the hostile targets' answers included), hypothesis-made texts built from the
 evidence each pattern looks for (in mixed case, with the non-ASCII characters that match ASCII
-letters), and hostile results.
+letters), hostile results, every case of the schema corpus and hypothesis-made structured
+content.
 """
 
 from __future__ import annotations
@@ -14,11 +16,14 @@ from __future__ import annotations
 import ast
 import re
 import sys
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from referencing import Registry
 
 from mcprobe.core.calls import evidence
 from mcprobe.core.calls.classify import _LEAK_PATTERNS, _MIN_ECHO, _strings, leak_kind
@@ -32,7 +37,12 @@ from mcprobe.core.calls.result_shape import (
     _version,
     result_shape_problems,
 )
+from mcprobe.core.cases.generate import generate_cases
 from mcprobe.core.model import JSON
+from mcprobe.core.schema import dialect
+from mcprobe.core.schema.json_depth import MAX_JSON_DEPTH, format_path, too_deep
+from tests.support.schema_corpus import CORPUS
+from tests.support.synthetic_listing import rich_tool
 
 
 @cache
@@ -299,3 +309,92 @@ def test_result_shape_problems_match_the_plain_loop(
     if structured is not None:
         result["structuredContent"] = structured
     assert result_shape_problems(result, version) == shape_by_loop(result, version)
+
+
+# --------------------------------------------------------------------------- instance errors
+
+
+def instance_errors_by_validator(schema: Any, instance: Any) -> tuple[str, ...]:
+    if isinstance(schema, bool):
+        return () if schema else ("false schema rejects everything",)
+    cls = dialect.validator_class_for(schema)
+    if cls is None:
+        return ("unknown $schema dialect",)
+    for what, value in (("schema", schema), ("value", instance)):
+        path = too_deep(value)
+        if path is not None:
+            return (
+                f"the {what} nests deeper than {MAX_JSON_DEPTH} levels (at {format_path(path)})",
+            )
+    validator = cls(schema, registry=Registry(), format_checker=dialect._FORMAT_CHECKER)
+    try:
+        return tuple(
+            err.message
+            for err in sorted(validator.iter_errors(instance), key=lambda e: str(e.path))
+        )
+    except RecursionError:
+        return ("schema recursion too deep",)
+    except Exception as exc:
+        return (f"schema cannot be applied: {type(exc).__name__}",)
+
+
+def _schemas_and_instances() -> Iterator[tuple[Any, Any]]:
+    tools = [entry.tool for entry in CORPUS] + [rich_tool(i) for i in range(12)]
+    for tool in tools:
+        schema = tool.get("inputSchema") if isinstance(tool, dict) else None
+        if not isinstance(schema, dict | bool) or dialect.schema_problems(schema):
+            continue
+        for case in generate_cases(tool).cases:
+            yield schema, case.arguments
+        yield schema, [1]
+        yield schema, {"deep": _nested(MAX_JSON_DEPTH + 2)}
+
+
+def _nested(depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_instance_errors_match_the_validator_on_every_case_of_the_corpus() -> None:
+    checked = 0
+    for schema, instance in _schemas_and_instances():
+        assert dialect.instance_errors(schema, instance) == instance_errors_by_validator(
+            schema, instance
+        )
+        checked += 1
+    assert checked > 500
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers(-5, 300) | st.floats(-2, 2) | st.text(max_size=5),
+        lambda inner: (
+            st.lists(inner, max_size=3)
+            | st.dictionaries(st.sampled_from(["items", "x", "n", "error"]), inner, max_size=3)
+        ),
+        max_leaves=8,
+    ),
+    st.sampled_from(
+        [
+            {"type": "object", "properties": {"items": {"type": "array"}}},
+            {"type": "object", "properties": {"items": {"type": "array"}}, "required": ["items"]},
+            {"type": "object", "additionalProperties": False},
+            {"type": "object", "properties": {"n": {"type": "integer", "minimum": 3}}},
+            {"type": "object", "properties": {"x": {"type": "string", "format": "date"}}},
+            {"$ref": "#/$defs/o", "$defs": {"o": {"type": "object", "required": ["n"]}}},
+            {"$ref": "#/$defs/missing"},
+            {"$ref": "https://example.com/remote.json"},
+            {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"},
+            {"anyOf": [{"type": "array"}, {"type": "object", "minProperties": 1}]},
+            {"type": "object", "properties": {"items": {"uniqueItems": True}}},
+        ]
+    ),
+)
+def test_instance_errors_match_the_validator_on_structured_content(
+    instance: Any, schema: dict[str, Any]
+) -> None:
+    for value in (instance, {"items": instance}, {"n": instance, "x": instance}):
+        assert dialect.instance_errors(schema, value) == instance_errors_by_validator(schema, value)
