@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import ast
 import re
+import re._constants as _constants  # the parsed form of a pattern (a proof below)
+import re._parser as _parser
 import sys
 from collections.abc import Iterator
 from functools import cache
@@ -398,3 +400,33 @@ def test_instance_errors_match_the_validator_on_structured_content(
 ) -> None:
     for value in (instance, {"items": instance}, {"n": instance, "x": instance}):
         assert dialect.instance_errors(schema, value) == instance_errors_by_validator(schema, value)
+
+
+def _guaranteed(items: Any, needles: tuple[str, ...]) -> bool:
+    """Whether every match of the parsed sequence ``items`` holds one of ``needles`` (lowercase)
+    as a run of literal characters: conservative (False when unsure)."""
+    run = ""
+    for op, arg in items:
+        if op is _constants.LITERAL:
+            run += chr(arg).lower()
+            if any(needle in run for needle in needles):
+                return True
+            continue
+        if op is _constants.AT:  # \b, ^, \A: zero-width, the literals on each side still touch
+            continue
+        run = ""
+        if op is _constants.SUBPATTERN and _guaranteed(arg[-1], needles):
+            return True
+        if op is _constants.BRANCH and all(_guaranteed(alt, needles) for alt in arg[1]):
+            return True
+        repeated = op in (_constants.MAX_REPEAT, _constants.MIN_REPEAT) and arg[0] >= 1
+        if repeated and _guaranteed(arg[2], needles):
+            return True
+    return False
+
+
+def test_every_match_of_each_environment_pattern_holds_one_of_its_needles() -> None:
+    # A proof over the parsed patterns, so an edited pattern fails here until its needles agree.
+    for (what, pattern), needles in zip(_ENVIRONMENT, evidence._ENVIRONMENT_NEEDLES, strict=True):
+        parsed = _parser.parse(pattern.pattern, pattern.flags)
+        assert _guaranteed(list(parsed), needles), what
