@@ -14,9 +14,8 @@ content.
 from __future__ import annotations
 
 import ast
+import importlib
 import re
-import re._constants as _constants  # the parsed form of a pattern (a proof below)
-import re._parser as _parser
 import sys
 from collections.abc import Iterator
 from functools import cache
@@ -45,6 +44,10 @@ from mcprobe.core.schema import dialect
 from mcprobe.core.schema.json_depth import MAX_JSON_DEPTH, format_path, too_deep
 from tests.support.schema_corpus import CORPUS
 from tests.support.synthetic_listing import rich_tool
+
+# The parsed form of a pattern (the proof below reads it; typeshed has no stubs for these).
+_parser: Any = importlib.import_module("re._parser")
+_constants: Any = importlib.import_module("re._constants")
 
 
 @cache
