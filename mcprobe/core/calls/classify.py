@@ -110,6 +110,18 @@ _LEAK_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _ANY_LEAK = re.compile("|".join(f"(?:{pattern.pattern})" for _, pattern in _LEAK_PATTERNS))
 
 
+# A match of each leak pattern holds a run of characters that contains no space: "Traceback";
+# "line" (", line 3"); ``:\d`` (the ``:line`` of a JavaScript, Java or source-file frame); a dot
+# followed by word characters then "Error" or "Exception" (both exception-class patterns); a
+# "packages" or "node_modules" directory. Removing echoed strings replaces each with a space,
+# so every run without a space in the text that is scanned stood in the text as it came: a text
+# without any of these runs cannot leak whatever is removed from it, and the arguments' strings
+# need not be collected at all (most error texts: "Invalid params", "bad value").
+_MAY_LEAK = re.compile(
+    r"Traceback|line|:\d|\.[\w.$]{0,200}(?:Error|Exception)|packages|node_modules"
+)
+
+
 def leak_kind(text: str, sent: JSON = None) -> str | None:
     """What internal detail ``text`` leaks (e.g. "a Python traceback"), or None.
 
@@ -117,6 +129,8 @@ def leak_kind(text: str, sent: JSON = None) -> str | None:
     so an error that merely echoes our own input is not a leak.
     """
     scanned = text[:_SCAN_LIMIT]
+    if _MAY_LEAK.search(scanned) is None:
+        return None  # no pattern can match, echoes removed or not (see ``_MAY_LEAK``)
     if len(scanned) >= _MIN_ECHO:  # else no string of ours is long enough to be removed
         echoes = {s for s in _strings(sent) if len(s) >= _MIN_ECHO}
         for echoed in sorted(echoes, key=len, reverse=True):
@@ -183,9 +197,10 @@ def _collect_strings(value: JSON, depth: int, found: list[str]) -> None:
                 _collect_strings(item, depth + 1, found)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Content:
-    """What a ``tools/call`` result carries, read defensively."""
+    """What a ``tools/call`` result carries, read defensively (never changed once read; not
+    frozen, whose checked attribute setting costs a call per field)."""
 
     text: str
     has_usable: bool
@@ -259,19 +274,42 @@ def _output_schema_check(tool: JSON, content: _Content) -> tuple[bool, str | Non
     schema = tool["outputSchema"]
     if not content.has_structured:
         return True, "the tool declares an `outputSchema` but returned no `structuredContent`"
-    problems = schema_problems(schema)
-    if problems:
-        return False, (
-            "`outputSchema` is not a valid JSON Schema "
-            f"({excerpt(problems[0].message, 120)}); `structuredContent` not checked"
-        )
+    invalid = _invalid_schema_note(schema)
+    if invalid is not None:
+        return False, invalid
     errors = instance_errors(schema, content.structured)
     if errors:
         return True, "`structuredContent` violates `outputSchema`: " + excerpt(errors[0], 150)
     return False, None
 
 
+_SCHEMA_NOTES: dict[int, tuple[JSON, str | None]] = {}
+_SCHEMA_NOTES_SIZE = 4096  # output schemas remembered (one audit's tools); then it starts over
+
+
+def _invalid_schema_note(schema: JSON) -> str | None:
+    """The note for an ``outputSchema`` that is no valid JSON Schema, or None when it is one:
+    worked out once per schema object (every valid call of the tool asks), keyed on identity
+    (the entry keeps the object alive), never on content. Nothing mutates what a target sent."""
+    found = _SCHEMA_NOTES.get(id(schema))
+    if found is not None and found[0] is schema:
+        return found[1]
+    problems = schema_problems(schema)
+    note = (
+        "`outputSchema` is not a valid JSON Schema "
+        f"({excerpt(problems[0].message, 120)}); `structuredContent` not checked"
+        if problems
+        else None
+    )
+    if len(_SCHEMA_NOTES) >= _SCHEMA_NOTES_SIZE:
+        _SCHEMA_NOTES.clear()
+    _SCHEMA_NOTES[id(schema)] = (schema, note)
+    return note
+
+
 def _rendered(value: JSON) -> str:
+    if value is None:  # no ``data`` (most errors): no strings
+        return ""
     return "\n".join(_strings(value))
 
 
@@ -333,20 +371,32 @@ def _result(case: Case, raw: RawCall, outcome: Outcome, **found: Any) -> CaseRes
     """The case's result: what was sent, the outcome, the flags and texts ``found``, and the
     verdicts they show (detected here, once: ``verdicts.call_verdicts``, as ``judged`` does;
     built a second time only when there is a verdict to store, most calls show none)."""
-    fields: dict[str, Any] = {
-        "tool": case.tool,
-        "label": case.label,
-        "kind": case.kind,
-        "malformed": case.malformed,
-        "arguments": case.arguments,
-        "outcome": outcome,
-        "latency_ms": raw.latency_ms,
-        "source": case.source,
-        **found,
-    }
-    result = CaseResult(**fields)
+    tool, label, kind, malformed, arguments = (
+        case.tool,
+        case.label,
+        case.kind,
+        case.malformed,
+        case.arguments,
+    )
+    latency, source = raw.latency_ms, case.source
+    result = CaseResult(
+        tool, label, kind, malformed, arguments, outcome, latency, source=source, **found
+    )
     verdicts = call_verdicts(result)
-    return CaseResult(**fields, verdicts=verdicts) if verdicts else result
+    if not verdicts:
+        return result
+    return CaseResult(
+        tool,
+        label,
+        kind,
+        malformed,
+        arguments,
+        outcome,
+        latency,
+        source=source,
+        verdicts=verdicts,
+        **found,
+    )
 
 
 def _classify_jsonrpc_error(case: Case, raw: RawCall) -> CaseResult:

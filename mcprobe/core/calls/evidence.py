@@ -232,11 +232,114 @@ _ENVIRONMENT: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+# Literal needles, one tuple per ``_ENVIRONMENT`` pattern (same order), lowercase: every match
+# of that pattern contains one of its needles, ignoring case (each needle is a run of literal
+# characters that every alternative of the pattern must match; e.g. the prose alternative
+# "could not … reach/connect/contact/establish" must match one of its second words). A text in
+# which none of a pattern's needles occurs cannot match the pattern, so the pattern (whose
+# search costs up to a microsecond per character) is not tried: the first pattern that matches
+# is the same. ``tests/core/test_classify_fast_paths.py`` compares the gated and the plain loop.
+_ENVIRONMENT_NEEDLES: tuple[tuple[str, ...], ...] = (
+    ("read-only file system", "erofs", "[errno 30]"),
+    (
+        "resource temporarily unavailable",
+        "eagain",
+        "cannot fork",
+        "can't start new thread",
+        "file too large",
+        "efbig",
+        "[errno 27]",
+        "file size limit exceeded",
+    ),
+    (
+        "getaddrinfo",
+        "enotfound",
+        "eai_again",
+        "reach",  # enetunreach, ehostunreach, network is unreachable, (un)reach(able)
+        "fetch failed",
+        "name resolution",
+        "name or service not known",
+        "nodename nor servname",
+        "no address associated with hostname",
+        "no route to host",
+        "resolve",  # could not resolve host, failed to resolve
+        "[errno -",
+        "connect",  # connection issue/attempts, connecterror, connect(ed) to, connection timed out
+        "contact",
+        "establish",
+        "tries",  # after N retries/tries, max retries exceeded
+        "attempts",
+        "etimedout",
+        "econnreset",
+    ),
+    ("econnrefused",),
+    ("certificate", "unable_to_verify_leaf_signature"),
+    (
+        "executable doesn't exist",
+        "enoent",
+        "not found",  # command not found, not found at/in, … not found
+        "installed",
+        "please run the following command to download new browsers",
+    ),
+    (
+        "no module named",
+        "cannot find module",
+        "require",  # requires?, needs?, missing, optional: the missing-extra alternative
+        "need",
+        "missing",
+        "optional",
+        " install",  # (pip|uv pip|pipx) install pkg[extra]
+    ),
+)
+
+# The only characters outside ASCII that a case-insensitive pattern matches to an ASCII
+# character (``tests/core/test_classify_fast_paths.py`` checks every code point): folded to it
+# before the needles are looked for, so a lowered text contains a needle wherever the
+# case-insensitive pattern could match it.
+_ASCII_FOLDS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+
+
+def _folded_lower(text: str) -> str:
+    """``text`` lowered, with the four non-ASCII characters that match ASCII letters folded."""
+    return text.lower() if text.isascii() else text.translate(_ASCII_FOLDS).lower()
+
+
+def _literal_alternation(words: Sequence[str]) -> re.Pattern[str]:
+    """A regex matching exactly where one of ``words`` occurs, as a trie (shared prefixes
+    factored out: one character test per branch and position, not one per word)."""
+
+    def trie(group: list[str]) -> str:
+        heads: dict[str, list[str]] = {}
+        for word in group:
+            heads.setdefault(word[0], []).append(word[1:])
+        parts = []
+        for head, tails in heads.items():
+            rest = [tail for tail in tails if tail]
+            body = trie(rest) if rest else ""
+            if rest and len(rest) < len(tails):  # one word ends here, longer ones go on
+                body = f"(?:{body})?"
+            parts.append(re.escape(head) + body)
+        return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
+
+    return re.compile(trie(sorted(set(words))))
+
+
+_ENVIRONMENT_GATES = tuple(_literal_alternation(needles) for needles in _ENVIRONMENT_NEEDLES)
+_ANY_ENVIRONMENT_NEEDLE = _literal_alternation(
+    [needle for needles in _ENVIRONMENT_NEEDLES for needle in needles]
+)
+
+
 def environment_cause(text: str) -> str | None:
     """What the failure in ``text`` needs from the machine (e.g. "network access"), with the
     matched evidence, or None when nothing says the machine caused it."""
     scanned = text[:100_000]
-    for what, pattern in _ENVIRONMENT:
+    lowered = _folded_lower(scanned)
+    if _ANY_ENVIRONMENT_NEEDLE.search(lowered) is None:
+        return None  # no pattern can match (see ``_ENVIRONMENT_NEEDLES``)
+    for (what, pattern), gate in zip(_ENVIRONMENT, _ENVIRONMENT_GATES, strict=True):
+        if gate.search(lowered) is None:
+            continue
         match = pattern.search(scanned)
         if match is not None:
             evidence = " ".join(match.group(0).split())[:80]

@@ -120,6 +120,21 @@ def _item_problems(item: JSON, where: str, types: tuple[str, ...]) -> list[str]:
     return problems
 
 
+_TYPES_OF = {version: _content_types(version) for version in KNOWN_VERSIONS}
+_STRUCTURED_IN = {version: _at_least(version, "2025-06-18") for version in KNOWN_VERSIONS}
+
+
+def _plain_text(item: JSON) -> bool:
+    """A ``text`` block with a string ``text`` and no ``annotations``: a content type of every
+    version, with nothing ``_item_problems`` could object to (the common item, checked at once)."""
+    return (
+        isinstance(item, dict)
+        and item.get("type") == "text"
+        and isinstance(item.get("text"), str)
+        and "annotations" not in item
+    )
+
+
 def result_shape_problems(result: JSON, protocol_version: str | None) -> tuple[str, ...]:
     """Every way ``result`` breaks the ``CallToolResult`` schema of ``protocol_version``
     (``FALLBACK_VERSION`` when None or unknown), as short phrases naming the field; empty when
@@ -133,15 +148,17 @@ def result_shape_problems(result: JSON, protocol_version: str | None) -> tuple[s
     elif not isinstance(result["content"], list):
         problems.append(f"`content` is a {_json_type(result['content'])}, not an array")
     else:
-        types = _content_types(version)
+        types = _TYPES_OF[version]
         for index, item in enumerate(result["content"]):
+            if _plain_text(item):
+                continue
             problems += _item_problems(item, f"content[{index}]", types)
             if len(problems) > 50:  # enough to say it is broken; never walk a huge list
                 break
     if "isError" in result and not isinstance(result["isError"], bool):
         problems.append(f"`isError` is a {_json_type(result['isError'])}, not a boolean")
     if (
-        _at_least(version, "2025-06-18")
+        _STRUCTURED_IN[version]
         and "structuredContent" in result
         and not isinstance(result["structuredContent"], dict)
     ):

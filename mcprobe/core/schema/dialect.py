@@ -42,6 +42,7 @@ import jsonschema.validators
 from jsonschema_specifications import REGISTRY as _SPECIFICATIONS  # type: ignore[import-untyped]
 from referencing import Registry
 
+from mcprobe.core.cases.quick_check import QuickCheck
 from mcprobe.core.schema.json_depth import MAX_JSON_DEPTH, format_path, too_deep
 from mcprobe.core.schema.meta_quick import sufficient_check
 
@@ -293,6 +294,11 @@ def instance_errors(schema: Any, instance: Any) -> tuple[str, ...]:
             return (
                 f"the {what} nests deeper than {MAX_JSON_DEPTH} levels (at {format_path(path)})",
             )
+    if QuickCheck(schema, cls, _FORMAT_CHECKER).decide(schema, instance):
+        # Proven valid (``cases.quick_check``: exact where it answers, for a validator
+        # configured as below): no error to name, and no validator to build (a third of the
+        # cost; a schema is checked once or twice per tool, so nothing is kept).
+        return ()
     validator = cls(schema, registry=_OFFLINE_REGISTRY, format_checker=_FORMAT_CHECKER)
     try:
         return tuple(
