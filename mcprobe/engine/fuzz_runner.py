@@ -183,6 +183,7 @@ class _Run:
         self.dead_noted = False  # the current death already has its record
         self.normal: deque[int] = deque(range(cases))
         self.deferred: deque[int] = deque()
+        self.crashers: set[str] = set()  # tools one of whose cases killed the target alone
 
     # ---------------------------------------------------------------- bookkeeping
 
@@ -325,11 +326,16 @@ class _Run:
         self.deferred.extend(moved)
 
     async def replay(self, *, final: bool) -> None:
-        """Replay the deaths' suspects alone (earliest-sent first); judge them by the replay.
+        """Replay the deaths' suspects alone (earliest-sent first, but a tool already proven to
+        kill the target after every other tool's suspects); judge them by the replay.
         Not ``final`` (right after a death): only until one reproduces its death; ``final``:
         every suspect still waiting."""
         for death in [d for d in self.deaths if d.pending]:
             while death.pending and (final or not death.reproduced):
+                # The suspects of a tool already proven to kill the target wait behind the
+                # others (stable, sent order otherwise): each may cost a restart, and the budget
+                # is better spent on judging an innocent bystander than on a second proof.
+                death.pending.sort(key=lambda i: self.items[i].name in self.crashers)
                 index = death.pending.pop(0)
                 item = self.items[index]
                 if not await self.ensure_alive():
@@ -343,6 +349,7 @@ class _Run:
                 result = item.classify(raw)
                 if self.died(raw):
                     death.reproduced = True
+                    self.crashers.add(item.name)
                     self.note_death([index], raw.detail or "connection closed", replay=True)
                     await self.finish(index, _noted(result, _REPRODUCED))
                 else:

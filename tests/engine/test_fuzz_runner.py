@@ -183,6 +183,34 @@ async def test_concurrency_changes_no_verdict(dies_late: bool) -> None:
     assert [len(r.deaths) for r in runs] == [2, 2]
 
 
+async def test_a_bystander_in_flight_at_a_death_is_replayed_before_the_killers_other_cases() -> (
+    None
+):
+    # bomb (three cases, each kills) fills three of four slots, alpha's valid call the fourth: all
+    # four are suspects of one death. Once "bomb valid" proved itself a killer, alpha's case is
+    # replayed before bomb's other two, so the restart budget (3) judges it instead of running
+    # out on a second and third proof against bomb (it used to end notRun, as seen on
+    # tests/test_hostile_targets.py dies_during_one_call at concurrency 4).
+    bomb = {
+        "name": "bomb",
+        "description": "The bomb tool, for tests.",
+        "inputSchema": {"type": "object", "properties": {}, "additionalProperties": False},
+        "annotations": {"readOnlyHint": True},
+    }
+    tools = (bomb, int_tool("alpha"))
+    target = RestartableFake(
+        snapshot=snapshot_of(tools), kills=lambda name, _: name == "bomb", dies_late=True, steps=20
+    )
+    with anyio.fail_after(5):
+        run = await run_fuzz(target, tools, concurrency=4)
+    assert "alpha valid" in run.deaths[0].cases  # a bystander of the first death
+    alpha = next(r for r in run.results if (r.tool, r.label) == ("alpha", "valid"))
+    assert alpha.outcome is Outcome.OK
+    assert "did not kill it" in (alpha.note or "")
+    assert not any(r.outcome is Outcome.NOT_RUN for r in run.results)
+    assert target.restarts == MAX_RESTARTS
+
+
 async def test_a_death_no_replay_reproduces_is_a_flaky_crash_that_blames_no_tool() -> None:
     tools = (int_tool("alpha"), int_tool("beta"))
     calls = 0
