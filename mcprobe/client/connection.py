@@ -392,7 +392,8 @@ class TargetConnection:
     def _lost(self) -> str:
         if self._process is not None and self._process.returncode is not None:
             code = self._process.returncode
-            return f"target exited with code {code}{stopped_by(code, self.isolation)}"
+            why = stopped_by(code, self.isolation, self._process.stderr_tail())
+            return f"target exited with code {code}{why}"
         return "connection closed"
 
     async def request(self, method: str, params: JSON, *, timeout: float | None = None) -> RawCall:

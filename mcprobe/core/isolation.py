@@ -162,6 +162,22 @@ NOT_STARTED = "an HTTP target is not started by mcprobe, so it cannot be isolate
 FILE_LIMIT_DEATH = "a file grew past the sandbox's file-size limit"
 """How ``stopped_by`` names a death at the sandbox's RLIMIT_FSIZE: the limit's doing, not the
 server's (``calls/classify`` makes such a crash inconclusive)."""
+MEMORY_LIMIT_DEATH = "an allocation failed at the sandbox's memory limit"
+"""How ``stopped_by`` names a death whose stderr says memory ran out, in the sandbox: its
+RLIMIT_DATA makes an allocation fail (the server's own handling of that is judged, as a
+crash), where the kernel's out-of-memory killer sends SIGKILL with nothing written."""
+
+_OUT_OF_MEMORY = re.compile(
+    r"\bMemoryError\b|JavaScript heap out of memory|Cannot allocate memory|std::bad_alloc"
+    r"|\bout of memory\b|memory allocation of \d+ bytes failed",
+    re.IGNORECASE,
+)
+
+
+def out_of_memory(stderr_tail: str) -> bool:
+    """Whether a dead target's last stderr says an allocation failed (CPython's MemoryError,
+    Node's heap limit, ENOMEM, C++'s bad_alloc, Go's and Rust's out-of-memory aborts)."""
+    return _OUT_OF_MEMORY.search(stderr_tail) is not None
 
 
 @dataclass(frozen=True)

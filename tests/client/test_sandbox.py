@@ -234,6 +234,33 @@ def test_a_target_killed_at_the_sandboxs_file_size_limit_is_reported_with_that_l
     assert report["critical"] == [] and report["criticalProblems"] == []
 
 
+def test_a_target_that_runs_out_of_memory_in_the_sandbox_is_reported_at_its_memory_limit(
+    tmp_path: Path,
+) -> None:
+    _skip_without_namespaces()
+    target = str(TARGETS_DIR / "sandbox_denied.py")
+    fixture = tmp_path / "fixture"
+    fixture.mkdir()
+    argv = [sys.executable, "-m", "mcprobe", "audit", "--json", "--fuzz", "--no-config"]
+    argv += ["--sandbox", "required", "--cwd", str(fixture), "--", sys.executable, target, "hog"]
+    done = subprocess.run(
+        [*NETNS, *argv],
+        capture_output=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+        cwd=tmp_path,
+        timeout=240,
+        check=False,
+    )
+    report = json.loads(done.stdout)
+    causes = [death["cause"] for death in report["deaths"]]
+    assert causes, report["notes"]
+    # told apart from an out-of-memory kill: the limit is named, with its size
+    limit = "an allocation failed at the sandbox's memory limit, 2048 MiB"
+    assert all(limit in cause and "SIGKILL" not in cause for cause in causes), causes
+    (valid,) = [r for r in report["fuzz"] if r["case"] == "valid"]
+    assert valid["outcome"] == "protocolCrash" and "crash" in valid["verdicts"]  # a verdict
+
+
 def test_a_death_by_signal_is_named_and_the_sandboxs_file_size_limit_with_its_size() -> None:
     isolated = Isolation(mode="auto", isolated=True, tool="bubblewrap", limits=Limits())
     bare = Isolation(mode="off", isolated=False)
@@ -241,7 +268,18 @@ def test_a_death_by_signal_is_named_and_the_sandboxs_file_size_limit_with_its_si
     assert stopped_by(153, isolated) == (
         " (killed by SIGXFSZ: a file grew past the sandbox's file-size limit, 256 MiB)"
     )
-    assert stopped_by(137, isolated) == " (killed by SIGKILL)"
+    assert stopped_by(137, isolated) == (
+        " (killed by SIGKILL: not the sandbox's memory limit, which fails an allocation "
+        "instead; the kernel's out-of-memory killer sends SIGKILL)"
+    )
+    # the memory limit, from what the target said as it died (an exit, or Node's abort)
+    memory = "an allocation failed at the sandbox's memory limit, 2048 MiB"
+    assert stopped_by(1, isolated, "Traceback ...\nMemoryError\n") == f" ({memory})"
+    node = "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory"
+    assert stopped_by(134, isolated, node) == f" (killed by SIGABRT: {memory})"
+    assert stopped_by(1, bare, "MemoryError") == ""  # no sandbox, no limit of mcprobe's
+    assert stopped_by(1, isolated, "ValueError: bad input") == ""
+    assert stopped_by(0, isolated, "MemoryError") == ""  # a clean exit names no limit
     assert stopped_by(-25, bare) == " (killed by SIGXFSZ: a file grew past the file-size limit)"
     assert stopped_by(-11, None) == " (killed by SIGSEGV)"
     # outside the sandbox 137 is just an exit code; ordinary codes say nothing more

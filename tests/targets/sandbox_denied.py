@@ -10,6 +10,11 @@ With the argument ``big`` it lists one tool instead, ``write_big`` (``text``: st
 writes 300 MiB to ``/tmp/sandbox-denied-big``: past the sandbox's file-size limit (256 MiB) the
 kernel kills it with SIGXFSZ (restored to its default, as in a C or Node server).
 
+With the argument ``hog`` it lists ``allocate_big`` (``text``: string), which allocates 3 GiB:
+past the sandbox's memory limit (2 GiB) the allocation fails, and the uncaught ``MemoryError``
+ends the process (exit code 1, a traceback on stderr), as in a server that does not handle it.
+Only ever started inside the sandbox (outside it the allocation would succeed).
+
 Each failure is answered with ``isError`` and the OS error's text, as many real servers do; an
 argument of the wrong type or a missing one is refused with a validation message. Raw
 newline-delimited JSON-RPC on stdio, standard library only.
@@ -45,7 +50,14 @@ def _write_big(arguments: dict[str, object]) -> str:
     return "wrote 300 MiB"
 
 
+def _allocate_big(arguments: dict[str, object]) -> str:
+    block = bytearray(3 * 1024 * 1024 * 1024)  # past RLIMIT_DATA: MemoryError, uncaught
+    return f"allocated {len(block)} bytes"
+
+
 ACTIONS = {"save_note": (_save_note, "text"), "fetch_status": (_fetch_status, "url")}
+if sys.argv[1:] == ["hog"]:
+    ACTIONS = {"allocate_big": (_allocate_big, "text")}
 if sys.argv[1:] == ["big"]:
     ACTIONS = {"write_big": (_write_big, "text")}
     # CPython ignores SIGXFSZ (the write then fails with EFBIG); a C or Node server dies of it.

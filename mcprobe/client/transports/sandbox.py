@@ -35,6 +35,7 @@ from mcprobe.core.isolation import (
     ENV_FILE,
     FILE_LIMIT_DEATH,
     HOME_ROOTS,
+    MEMORY_LIMIT_DEATH,
     SECRET_PLACES,
     TOOLCHAIN_PLACES,
     Isolation,
@@ -42,6 +43,7 @@ from mcprobe.core.isolation import (
     PathFacts,
     SandboxFacts,
     SandboxMode,
+    out_of_memory,
     plan_sandbox,
 )
 
@@ -317,21 +319,33 @@ def release(pid: int) -> None:
         shutil.rmtree(prepared.workdir, ignore_errors=True)
 
 
-def stopped_by(code: int, isolation: Isolation | None) -> str:
+def stopped_by(code: int, isolation: Isolation | None, stderr_tail: str = "") -> str:
     """What an exit code says beyond itself: the signal that ended the target (a negative code
-    from Python, 128 + N from bubblewrap, which relays its child's death that way) and, for
-    SIGXFSZ in the sandbox, the limit it hit; "" for an ordinary exit."""
+    from Python, 128 + N from bubblewrap, which relays its child's death that way) and, in the
+    sandbox, the limit it hit: SIGXFSZ is the file-size limit; a death whose ``stderr_tail``
+    says memory ran out is the memory limit (an allocation failed), told apart from a SIGKILL
+    with nothing said (the kernel's out-of-memory killer); "" for an ordinary exit."""
     isolated = isolation is not None and isolation.isolated
     number = -code if code < 0 else code - 128 if isolated and 128 < code < 128 + 65 else None
+    limits = isolation.limits if isolation is not None and isolated else None
+    memory = ""
+    if limits is not None and out_of_memory(stderr_tail):
+        memory = f"{MEMORY_LIMIT_DEATH}, {limits.memory_bytes // (1024 * 1024)} MiB"
     if number is None:
-        return ""
+        return f" ({memory})" if memory and code != 0 else ""
     try:
         name = signal.Signals(number).name
     except ValueError:
         return ""
     why = f" (killed by {name}"
+    if memory and number != signal.SIGKILL:  # Node aborts (SIGABRT/SIGTRAP) on its heap limit
+        return f"{why}: {memory})"
+    if number == signal.SIGKILL and limits is not None:
+        return (
+            f"{why}: not the sandbox's memory limit, which fails an allocation instead; the "
+            "kernel's out-of-memory killer sends SIGKILL)"
+        )
     if number == signal.SIGXFSZ:
-        limits = isolation.limits if isolation is not None and isolated else None
         cap = f", {limits.file_bytes // (1024 * 1024)} MiB" if limits is not None else ""
         why += (
             f": {FILE_LIMIT_DEATH}{cap}" if isolated else ": a file grew past the file-size limit"
