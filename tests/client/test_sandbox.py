@@ -163,26 +163,34 @@ def test_sandbox_required_is_a_usage_error_where_bubblewrap_is_missing(
         sandbox._bwrap.cache_clear()
 
 
-def test_calls_failing_on_what_the_sandbox_denies_are_inconclusive_and_say_how_to_judge_them(
-    tmp_path: Path,
-) -> None:
-    _skip_without_namespaces()
+def _denied_report(tmp_path: Path, *target_args: str, **env: str) -> dict[str, Any]:
+    """``mcprobe audit --json --fuzz --sandbox required`` of ``sandbox_denied.py`` with
+    ``target_args``, inside the loopback-only namespace, in a fresh fixture; ``env`` is added to
+    mcprobe's environment."""
     target = str(TARGETS_DIR / "sandbox_denied.py")
-    note = TARGETS_DIR / "sandbox-denied-note.txt"
     fixture = tmp_path / "fixture"
     fixture.mkdir()
     argv = [sys.executable, "-m", "mcprobe", "audit", "--json", "--fuzz", "--no-config"]
     argv += ["--sandbox", "required", "--cwd", str(fixture), "--", sys.executable, target]
     done = subprocess.run(
-        [*NETNS, *argv],
+        [*NETNS, *argv, *target_args],
         capture_output=True,
-        env=dict(os.environ, PYTHONPATH=str(REPO)),
+        env=dict(os.environ, PYTHONPATH=str(REPO), **env),
         cwd=tmp_path,
         timeout=240,
         check=False,
     )
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
+
+
+def test_calls_failing_on_what_the_sandbox_denies_are_inconclusive_and_say_how_to_judge_them(
+    tmp_path: Path,
+) -> None:
+    _skip_without_namespaces()
+    note = TARGETS_DIR / "sandbox-denied-note.txt"
+    report = _denied_report(tmp_path)
     assert not note.exists(), "the sandboxed write reached the checkout"
-    report = json.loads(done.stdout)
     valid = {r["name"]: r for r in report["fuzz"] if r["case"] == "valid"}
     assert "Read-only file system" in valid["save_note"]["message"]
     assert "Network is unreachable" in valid["fetch_status"]["message"]
@@ -202,22 +210,9 @@ def test_a_target_killed_at_the_sandboxs_file_size_limit_is_reported_with_that_l
     tmp_path: Path,
 ) -> None:
     _skip_without_namespaces()
-    target = str(TARGETS_DIR / "sandbox_denied.py")
-    argv = [sys.executable, "-m", "mcprobe", "audit", "--json", "--fuzz", "--no-config"]
-    fixture = tmp_path / "fixture"
-    fixture.mkdir()
-    argv += ["--sandbox", "required", "--cwd", str(fixture), "--", sys.executable, target, "big"]
     temp = tmp_path / "tmp"  # mcprobe's TMPDIR: one copy directory per target generation
     temp.mkdir()
-    done = subprocess.run(
-        [*NETNS, *argv],
-        capture_output=True,
-        env=dict(os.environ, PYTHONPATH=str(REPO), TMPDIR=str(temp)),
-        cwd=tmp_path,
-        timeout=240,
-        check=False,
-    )
-    report = json.loads(done.stdout)
+    report = _denied_report(tmp_path, "big", TMPDIR=str(temp))
     # every generation's private copies are removed, the dead ones' too
     assert [p.name for p in temp.iterdir() if p.name.startswith("mcprobe-sandbox-")] == []
     causes = [death["cause"] for death in report["deaths"]]
@@ -238,20 +233,7 @@ def test_a_target_that_runs_out_of_memory_in_the_sandbox_is_reported_at_its_memo
     tmp_path: Path,
 ) -> None:
     _skip_without_namespaces()
-    target = str(TARGETS_DIR / "sandbox_denied.py")
-    fixture = tmp_path / "fixture"
-    fixture.mkdir()
-    argv = [sys.executable, "-m", "mcprobe", "audit", "--json", "--fuzz", "--no-config"]
-    argv += ["--sandbox", "required", "--cwd", str(fixture), "--", sys.executable, target, "hog"]
-    done = subprocess.run(
-        [*NETNS, *argv],
-        capture_output=True,
-        env=dict(os.environ, PYTHONPATH=str(REPO)),
-        cwd=tmp_path,
-        timeout=240,
-        check=False,
-    )
-    report = json.loads(done.stdout)
+    report = _denied_report(tmp_path, "hog")
     causes = [death["cause"] for death in report["deaths"]]
     assert causes, report["notes"]
     # told apart from an out-of-memory kill: the limit is named, with its size

@@ -31,6 +31,10 @@ class StringIds(RawServer):
 
     def on_tools_call(self, rid: Any, params: dict[str, Any]) -> None:
         self.reply(str(rid), _text(STRAY))
+        self.genuine(rid, params)
+
+    def genuine(self, rid: Any, params: dict[str, Any]) -> None:
+        """The real answer, with the request's exact id."""
         args = params.get("arguments")
         x = args.get("x") if isinstance(args, dict) and set(args) == {"x"} else None
         if isinstance(x, str):
