@@ -85,6 +85,7 @@ def test_an_answer_that_only_repeats_what_mcprobe_sent_is_no_order() -> None:
         ("key sk-proj-" + "Zq8" * 10, "an OpenAI/Anthropic API key"),
         ("dsn: postgres://app:Hunter2Pa55@db.internal/app", "a URL with a password"),
         ("password: Tr0ub4dor&3x", "a password line"),
+        ("Server=db;Uid=app;\nPwd=Hunter2Pa55;", "a password line"),
         ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk", "a private key block"),
     ],
 )
@@ -110,6 +111,11 @@ def test_a_credential_in_an_answer_is_an_error_that_never_shows_the_value(
         "Authorization: Bearer <token>",
         "key sk-xxxxxxxxxxxxxxxxxxxxxxxxxxxx",
         "Set the password with --password.",
+        # an environment dump's working directory (server-everything's get-env) and a secret's
+        # file: paths, not credentials
+        '{\n  "PWD": "/tmp/mcprobe-real-everything-x1/fixture",\n  "HOME": "/root"\n}',
+        "token: /run/secrets/api_token",
+        "PWD=C:\\Users\\app\\work",
     ],
 )
 def test_placeholders_and_masked_credentials_are_not_credentials(text: str) -> None:

@@ -195,7 +195,9 @@ _CREDENTIALS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "a password line",
         re.compile(
             r"(?im)^[ \t\"']*(?:password|passwd|pwd|secret|api[_-]?key|token)[\"']?\s*[:=]\s*"
-            r"[\"']?[^\s\"',;]{6,}"
+            # an absolute path is where a value lives, not the value: `"PWD": "/srv/app"` (the
+            # working directory of an environment dump), `token: /run/secrets/token`
+            r"[\"']?(?![/~]|[A-Za-z]:\\)[^\s\"',;]{6,}"
         ),
     ),
 )
