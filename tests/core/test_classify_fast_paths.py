@@ -13,13 +13,10 @@ content.
 
 from __future__ import annotations
 
-import ast
 import importlib
 import re
 import sys
 from collections.abc import Iterator
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
@@ -43,21 +40,12 @@ from mcprobe.core.model import JSON
 from mcprobe.core.schema import dialect
 from mcprobe.core.schema.json_depth import MAX_JSON_DEPTH, format_path, too_deep
 from tests.support.schema_corpus import CORPUS
+from tests.support.suite_literals import suite_strings
 from tests.support.synthetic_listing import rich_tool
 
 # The parsed form of a pattern (the proof below reads it; typeshed has no stubs for these).
 _parser: Any = importlib.import_module("re._parser")
 _constants: Any = importlib.import_module("re._constants")
-
-
-@cache
-def _literals() -> tuple[str, ...]:
-    strings: set[str] = set()
-    for path in sorted(Path(__file__).resolve().parent.parent.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                strings.add(node.value)
-    return tuple(sorted(strings))
 
 
 # --------------------------------------------------------------------------- environment
@@ -180,7 +168,7 @@ def test_the_evidence_examples_are_environment() -> None:
 
 
 def test_environment_cause_matches_the_plain_loop_on_every_string_of_the_test_suite() -> None:
-    for text in (*_literals(), *_EVIDENCE):
+    for text in (*suite_strings(), *_EVIDENCE):
         assert environment_cause(text) == environment_by_loop(text), text
 
 
@@ -228,7 +216,7 @@ _SENT = ["zabc", "home", "/srv/app.py", "bad value", "x", "line", ":3", ".B(C", 
 
 
 def test_leak_kind_matches_the_plain_loop_on_every_string_of_the_test_suite() -> None:
-    for text in (*_literals(), *_LEAKS):
+    for text in (*suite_strings(), *_LEAKS):
         assert leak_kind(text) == leak_by_loop(text), text
         assert leak_kind(text, _SENT) == leak_by_loop(text, _SENT), text
 

@@ -12,12 +12,9 @@ escaping shortcut of ``pointer``.
 
 from __future__ import annotations
 
-import ast
 import random
 import unicodedata
 from collections.abc import Iterator
-from functools import cache
-from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -46,6 +43,7 @@ from mcprobe.core.lint.security_text import (
     visible,
 )
 from mcprobe.core.model import Location
+from tests.support.suite_literals import suite_strings
 
 
 def visible_by_loop(text: str) -> str:
@@ -187,18 +185,8 @@ def test_the_fast_paths_agree_with_the_loops_on_long_blank_runs() -> None:
         _agree(text)
 
 
-@cache
-def _literals() -> tuple[str, ...]:
-    strings: set[str] = set()
-    for path in sorted(Path(__file__).resolve().parent.parent.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                strings.add(node.value)
-    return tuple(sorted(strings))
-
-
 def test_the_fast_paths_agree_with_the_loops_on_every_string_of_the_test_suite() -> None:
-    for text in _literals():
+    for text in suite_strings():
         _agree(text)
 
 
@@ -246,7 +234,7 @@ def test_a_pointer_escapes_tilde_and_slash_and_the_empty_pointer_is_empty() -> N
 
 def test_the_instruction_prefilter_matches_exactly_when_one_pattern_does() -> None:
     rng = random.Random(3)
-    texts = list(_literals())
+    texts = list(suite_strings())
     words = [w for t in texts for w in t.split()][:20_000]
     for _ in range(3_000):
         texts.append(" ".join(rng.choice(words) for _ in range(rng.randint(1, 12))))
@@ -257,7 +245,7 @@ def test_the_instruction_prefilter_matches_exactly_when_one_pattern_does() -> No
 
 
 def test_a_text_without_a_fence_has_only_blanks_for_its_json_fences() -> None:
-    for text in _literals():
+    for text in suite_strings():
         if "```" not in text and "~~~" not in text:
             assert _json_fences(text) == " " * len(text)
     assert _json_fences('see ```json\n{"a": "b"}\n```').strip() == "{ a :  b }"
