@@ -13,6 +13,7 @@ from types import MappingProxyType
 
 from mcprobe.core.lint import rules, schema_rules, security_rules
 from mcprobe.core.lint.rules import LintRule, ServerRule, ToolRule
+from mcprobe.core.model import Finding, Location
 
 __all__ = [
     "EXTRA_CODES",
@@ -25,6 +26,7 @@ __all__ = [
     "SURFACE_CODES",
     "TOOL_RULES",
     "LintRule",
+    "finding",
 ]
 
 _MODULE_RULES: tuple[tuple[LintRule, ...], ...] = (
@@ -96,3 +98,10 @@ SURFACE_CODES: tuple[str, ...] = (
 FINDING_CODES: frozenset[str] = frozenset((*LINT_RULES, *SESSION_CODES, *SURFACE_CODES))
 """Every finding code a report can hold: what a config file's ``[rules."CODE"]`` may name
 (docs/checks.md has one ``###`` section per code; a test keeps the two equal)."""
+
+
+def finding(code: str, message: str, hint: str, location: Location) -> Finding:
+    """A finding of registered code ``code`` for the producers outside the lint checks (the
+    security proofs, the result scan, the attack probes: ``emitted_by``); the severity comes
+    from the record. The lint checks use their own record's ``LintRule.finding``."""
+    return LINT_RULES[code].finding(message, hint, location)

@@ -21,13 +21,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mcprobe.core.model import Finding, Location, ServerSnapshot, Severity
-
-if TYPE_CHECKING:
-    from mcprobe.core.lint.security_text import ModelText
 
 
 @dataclass(frozen=True)
@@ -44,6 +40,11 @@ class LintRule:
     server_check: ServerRule | None = None
     emitted_by: str | None = None  # no check here: the findings come from there (proofs)
 
+    def finding(self, message: str, hint: str, location: Location) -> Finding:
+        """A finding of this rule: its code and severity come from the record, never spelt
+        again by the check that found it."""
+        return Finding(self.code, self.severity, message, location, hint)
+
 
 _QUOTE_LIMIT = 60
 
@@ -51,14 +52,6 @@ _QUOTE_LIMIT = 60
 # The same rule as ``mcp.shared.tool_name_validation``, kept here because importing the SDK
 # costs seconds and this module must stay a cheap pure one; a test keeps the two in step.
 SEP_986_NAME = re.compile(r"[A-Za-z0-9._-]{1,128}")
-
-
-def finding(code: str, message: str, hint: str, location: Location) -> Finding:
-    """A finding of registered lint code ``code`` (its severity comes from the record)."""
-    # Imported here: the registry imports every rule module, this one included.
-    from mcprobe.core.lint.registry import LINT_RULES
-
-    return Finding(code, LINT_RULES[code].severity, message, location, hint)
 
 
 def quote(text: str, limit: int = _QUOTE_LIMIT) -> str:
@@ -102,16 +95,6 @@ class ToolView:
         schema = self.raw.get("inputSchema") if self.raw is not None else None
         return schema if isinstance(schema, Mapping) and schema else None
 
-    @cached_property
-    def texts(self) -> tuple[ModelText, ...]:
-        """Every string of this entry a model reads (``security_text.tool_texts``), built once
-        per view: the six text rules of one lint run share them instead of each rebuilding
-        every text and its message."""
-        # Imported here: security_text imports this module.
-        from mcprobe.core.lint.security_text import tool_texts
-
-        return tuple(tool_texts(self))
-
 
 ToolRule = Callable[[ToolView], Iterator[Finding]]
 """The one signature of a per-tool rule."""
@@ -127,13 +110,13 @@ def check_malformed(tool: ToolView) -> Iterator[Finding]:
     )
     if tool.raw is None:
         msg = f"{where} is {json_kind(tool.value)}, not an object; it cannot be called."
-        yield finding("tool.malformed", msg, hint, Location(tool.label, pointer=""))
+        yield TOOL_MALFORMED.finding(msg, hint, Location(tool.label, pointer=""))
     elif "name" not in tool.raw:
         msg = f"{where} has no `name`; it cannot be called."
-        yield finding("tool.malformed", msg, hint, Location(tool.label, pointer="/name"))
+        yield TOOL_MALFORMED.finding(msg, hint, Location(tool.label, pointer="/name"))
     elif not isinstance(tool.raw["name"], str):
         msg = f"{where} has a `name` that is {json_kind(tool.raw['name'])}, not a string."
-        yield finding("tool.malformed", msg, hint, Location(tool.label, pointer="/name"))
+        yield TOOL_MALFORMED.finding(msg, hint, Location(tool.label, pointer="/name"))
 
 
 def check_missing_description(tool: ToolView) -> Iterator[Finding]:
@@ -149,8 +132,7 @@ def check_missing_description(tool: ToolView) -> Iterator[Finding]:
         what = "has a blank description"
     else:
         what = f"has a description that is {json_kind(desc)}, not a string"
-    yield finding(
-        "tool.missing_description",
+    yield TOOL_MISSING_DESCRIPTION.finding(
         f"Tool `{name}` {what}; a model cannot tell when to use it.",
         f"Add a `description` to tool `{name}` saying what it does, when to use it and what it "
         "returns.",
@@ -165,8 +147,7 @@ def check_thin_description(tool: ToolView) -> Iterator[Finding]:
     if not isinstance(desc, str) or not desc.strip() or len(desc.strip()) >= 12:
         return
     name = quote(tool.label)
-    yield finding(
-        "tool.thin_description",
+    yield TOOL_THIN_DESCRIPTION.finding(
         f"Tool `{name}` has a very short description ({len(desc.strip())} characters): "
         f"`{desc.strip()}`.",
         f"Expand the description of tool `{name}` to at least a sentence: what it does, what "
@@ -189,8 +170,7 @@ def check_unusual_name(tool: ToolView) -> Iterator[Finding]:
         bad = sorted({c for c in name if not re.fullmatch(r"[A-Za-z0-9._-]", c)})
         why = "it contains " + ", ".join(repr(c) for c in bad[:5]) + (" …" if len(bad) > 5 else "")
     suggestion = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")[:128] or "a_descriptive_name"
-    yield finding(
-        "tool.unusual_name",
+    yield TOOL_UNUSUAL_NAME.finding(
         f"Tool name `{quote(name)}` breaks the MCP tool-name rules (SEP-986): {why}.",
         f"Rename tool `{quote(name)}`, e.g. to `{quote(suggestion)}`: 1–128 characters from "
         "A–Z, a–z, 0–9, "
@@ -211,8 +191,7 @@ def check_no_input_schema(tool: ToolView) -> Iterator[Finding]:
         what = "has an empty `inputSchema` (`{}`), which says nothing about its arguments"
     else:
         return
-    yield finding(
-        "tool.no_input_schema",
+    yield TOOL_NO_INPUT_SCHEMA.finding(
         f"Tool `{quote(tool.label)}` {what}.",
         'Declare `inputSchema` as `{"type": "object", "properties": {...}, "required": [...]}`; '
         'a tool without parameters uses `{"type": "object"}`.',
@@ -232,8 +211,7 @@ def check_no_annotations(tool: ToolView) -> Iterator[Finding]:
         what = "declares empty annotations"
     else:
         what = f"has `annotations` that are {json_kind(annotations)}, not an object"
-    yield finding(
-        "tool.no_annotations",
+    yield TOOL_NO_ANNOTATIONS.finding(
         f"Tool `{quote(tool.label)}` {what}, so clients must assume it may be destructive.",
         "Add `annotations` with at least `readOnlyHint` and `destructiveHint` (and "
         "`idempotentHint`, `openWorldHint` where they apply).",
@@ -247,8 +225,7 @@ def check_no_annotations(tool: ToolView) -> Iterator[Finding]:
 def check_no_tools(snapshot: ServerSnapshot, views: list[ToolView]) -> Iterator[Finding]:
     caps = snapshot.capabilities
     if isinstance(caps, Mapping) and "tools" in caps and not snapshot.tools:
-        yield finding(
-            "server.no_tools",
+        yield SERVER_NO_TOOLS.finding(
             "The server advertises the `tools` capability but lists no tools.",
             "List at least one tool, or stop advertising the `tools` capability.",
             Location(),
@@ -263,8 +240,7 @@ def check_duplicate_names(snapshot: ServerSnapshot, views: list[ToolView]) -> It
     for name, where in positions.items():
         if len(where) > 1:
             at = ", ".join(map(str, where[:-1])) + f" and {where[-1]}"
-            yield finding(
-                "tool.duplicate_name",
+            yield TOOL_DUPLICATE_NAME.finding(
                 f"{len(where)} tools are named `{quote(name)}` (listing positions {at}); "
                 "clients call tools by name, so only one of them is reachable.",
                 f"Give each tool named `{quote(name)}` a unique name.",
@@ -316,8 +292,7 @@ def check_mixed_styles(snapshot: ServerSnapshot, views: list[ToolView]) -> Itera
     others = [n for s in styles[1:] for n in by_style[s]]
     renames = ", ".join(f"`{quote(n, 40)}` → `{quote(_restyle(n, main), 40)}`" for n in others[:5])
     more = f" and {len(others) - 5} more" if len(others) > 5 else ""
-    yield finding(
-        "tool.unusual_name",
+    yield TOOL_UNUSUAL_NAME.finding(
         f"Tool names mix naming styles: {mix}.",
         f"Use one style ({main}, the most common here): rename {renames}{more}.",
         Location(),
@@ -329,65 +304,73 @@ def check_mixed_styles(snapshot: ServerSnapshot, views: list[ToolView]) -> Itera
 _E, _W, _I = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 # SPEC §4 table order (``registry`` keeps it): the order of findings within one tool follows it.
-TOOL_ENTRY_RULES: tuple[LintRule, ...] = (
-    LintRule(
-        "tool.malformed",
-        _E,
-        "Malformed tool",
-        "a tool entry is not an object or has no string name",
-        tool_check=check_malformed,
-    ),
-    LintRule(
-        "tool.missing_description",
-        _E,
-        "Missing tool description",
-        "no description, or blank",
-        tool_check=check_missing_description,
-    ),
-    LintRule(
-        "tool.thin_description",
-        _W,
-        "Thin tool description",
-        "description shorter than 12 characters",
-        tool_check=check_thin_description,
-    ),
-    LintRule(
-        "tool.duplicate_name",
-        _E,
-        "Duplicate tool name",
-        "two tools share a name",
-        server_check=check_duplicate_names,
-    ),
-    LintRule(
-        "tool.unusual_name",
-        _W,
-        "Unusual tool name",
-        "name breaks the MCP tool-name rules (SEP-986), or names mix styles",
-        tool_check=check_unusual_name,
-        server_check=check_mixed_styles,
-    ),
-    LintRule(
-        "tool.no_input_schema",
-        _W,
-        "No input schema",
-        "inputSchema missing, not an object, or {}",
-        tool_check=check_no_input_schema,
-    ),
-    LintRule(
-        "tool.no_annotations",
-        _I,
-        "No annotations",
-        "no MCP annotations",
-        tool_check=check_no_annotations,
-    ),
+TOOL_MALFORMED = LintRule(
+    "tool.malformed",
+    _E,
+    "Malformed tool",
+    "a tool entry is not an object or has no string name",
+    tool_check=check_malformed,
+)
+TOOL_MISSING_DESCRIPTION = LintRule(
+    "tool.missing_description",
+    _E,
+    "Missing tool description",
+    "no description, or blank",
+    tool_check=check_missing_description,
+)
+TOOL_THIN_DESCRIPTION = LintRule(
+    "tool.thin_description",
+    _W,
+    "Thin tool description",
+    "description shorter than 12 characters",
+    tool_check=check_thin_description,
+)
+TOOL_DUPLICATE_NAME = LintRule(
+    "tool.duplicate_name",
+    _E,
+    "Duplicate tool name",
+    "two tools share a name",
+    server_check=check_duplicate_names,
+)
+TOOL_UNUSUAL_NAME = LintRule(
+    "tool.unusual_name",
+    _W,
+    "Unusual tool name",
+    "name breaks the MCP tool-name rules (SEP-986), or names mix styles",
+    tool_check=check_unusual_name,
+    server_check=check_mixed_styles,
+)
+TOOL_NO_INPUT_SCHEMA = LintRule(
+    "tool.no_input_schema",
+    _W,
+    "No input schema",
+    "inputSchema missing, not an object, or {}",
+    tool_check=check_no_input_schema,
+)
+TOOL_NO_ANNOTATIONS = LintRule(
+    "tool.no_annotations",
+    _I,
+    "No annotations",
+    "no MCP annotations",
+    tool_check=check_no_annotations,
 )
 
-SERVER_WIDE_RULES: tuple[LintRule, ...] = (
-    LintRule(
-        "server.no_tools",
-        _W,
-        "No tools",
-        "the server advertises tools but lists none",
-        server_check=check_no_tools,
-    ),
+TOOL_ENTRY_RULES: tuple[LintRule, ...] = (
+    TOOL_MALFORMED,
+    TOOL_MISSING_DESCRIPTION,
+    TOOL_THIN_DESCRIPTION,
+    TOOL_DUPLICATE_NAME,
+    TOOL_UNUSUAL_NAME,
+    TOOL_NO_INPUT_SCHEMA,
+    TOOL_NO_ANNOTATIONS,
 )
+
+SERVER_NO_TOOLS = LintRule(
+    "server.no_tools",
+    _W,
+    "No tools",
+    "the server advertises tools but lists none",
+    server_check=check_no_tools,
+)
+
+SERVER_WIDE_RULES: tuple[LintRule, ...] = (SERVER_NO_TOOLS,)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
-from mcprobe.core.lint.rules import LintRule, ToolView, finding, json_kind, pointer, quote
+from mcprobe.core.lint.rules import LintRule, ToolView, json_kind, pointer, quote
 from mcprobe.core.model import Finding, Location, Severity
 from mcprobe.core.schema.dialect import schema_problems, validator_class_for
 
@@ -48,8 +48,7 @@ def check_schema_invalid(tool: ToolView) -> Iterator[Finding]:
 def _schema_findings(tool: ToolView, member: str, schema: Any) -> Iterator[Finding]:
     name = quote(tool.label)
     if not isinstance(schema, Mapping):
-        yield finding(
-            "schema.invalid",
+        yield SCHEMA_INVALID.finding(
             f"The {member} of tool `{name}` is {json_kind(schema)}, not a JSON Schema object.",
             f'Make `{member}` a JSON Schema object with `"type": "object"`, or remove it.',
             Location(tool.label, pointer=pointer(member)),
@@ -61,8 +60,7 @@ def _schema_findings(tool: ToolView, member: str, schema: Any) -> Iterator[Findi
         problems = schema_problems(schema)
     except Exception as exc:  # a hostile schema (e.g. absurdly deep) must not crash the audit
         problems = ()
-        yield finding(
-            "schema.invalid",
+        yield SCHEMA_INVALID.finding(
             f"The {member} of tool `{name}` could not be checked ({type(exc).__name__}).",
             f"Simplify the {member} of tool `{name}` (it is too deep or too large to validate).",
             Location(tool.label, pointer=pointer(member)),
@@ -78,8 +76,7 @@ def _schema_findings(tool: ToolView, member: str, schema: Any) -> Iterator[Findi
             text = f"is not valid JSON Schema ({dialect}) at `{at or '/'}`: {quote(message, 160)}"
             hint = f"Fix the {member} at `{at or '/'}` so it validates against the {dialect} "
             hint += "meta-schema."
-        yield finding(
-            "schema.invalid",
+        yield SCHEMA_INVALID.finding(
             f"The {member} of tool `{name}` {text}{suffix}.",
             hint,
             Location(tool.label, _param_of(at), pointer(member) + at),
@@ -104,8 +101,7 @@ def check_root_not_object(tool: ToolView) -> Iterator[Finding]:
         what = f'has root type `{quote(json.dumps(schema["type"]))}`, not `"object"`'
     else:
         what = 'has no root `type`; it should be `"object"`'
-    yield finding(
-        "schema.root_not_object",
+    yield SCHEMA_ROOT_NOT_OBJECT.finding(
         f"The inputSchema of tool `{quote(tool.label)}` {what}; MCP tool arguments are always a "
         "JSON object.",
         'Set `"type": "object"` at the root of the inputSchema and declare the parameters under '
@@ -128,8 +124,7 @@ def check_no_required(tool: ToolView) -> Iterator[Finding]:
     if all(isinstance(sub, Mapping) and "default" in sub for sub in properties.values()):
         return  # every parameter has a default: "all optional" is stated, not an oversight
     name = quote(tool.label)
-    yield finding(
-        "schema.no_required",
+    yield SCHEMA_NO_REQUIRED.finding(
         f"The inputSchema of tool `{name}` declares {len(properties)} "
         f"{'property' if len(properties) == 1 else 'properties'} but no `required` array, so "
         "every parameter is optional.",
@@ -191,8 +186,7 @@ def check_untyped(tool: ToolView) -> Iterator[Finding]:
         if typed or not isinstance(prop.schema, Mapping | bool):
             continue  # a non-schema property value is schema.invalid's business
         param, name = quote(prop.param), quote(tool.label)
-        yield finding(
-            "param.untyped",
+        yield PARAM_UNTYPED.finding(
             f"Parameter `{param}` of tool `{name}` has no type (no `type`, `enum`, `const`, "
             "`oneOf`, `anyOf`, `allOf` or `$ref`), so it accepts anything.",
             f'Give parameter `{param}` of tool `{name}` a `type` (e.g. `"type": "string"`) '
@@ -209,8 +203,7 @@ def check_param_missing_description(tool: ToolView) -> Iterator[Finding]:
         if root is not None and _described(prop.schema, root):
             continue
         param, name = quote(prop.param), quote(tool.label)
-        yield finding(
-            "param.missing_description",
+        yield PARAM_MISSING_DESCRIPTION.finding(
             f"Parameter `{param}` of tool `{name}` has no description.",
             f"Add a `description` to parameter `{param}` of tool `{name}` saying what it is "
             "and its unit/range.",
@@ -253,40 +246,46 @@ def _resolve_local_ref(root: Mapping[str, Any], ref: Any) -> Any:
 
 _E, _W, _I = Severity.ERROR, Severity.WARNING, Severity.INFO
 
+SCHEMA_INVALID = LintRule(
+    "schema.invalid",
+    _E,
+    "Invalid schema",
+    "not a valid JSON Schema in its own dialect",
+    tool_check=check_schema_invalid,
+)
+SCHEMA_ROOT_NOT_OBJECT = LintRule(
+    "schema.root_not_object",
+    _W,
+    "Root not an object",
+    "root type is not object",
+    tool_check=check_root_not_object,
+)
+SCHEMA_NO_REQUIRED = LintRule(
+    "schema.no_required",
+    _I,
+    "No required array",
+    "properties declared but no required array",
+    tool_check=check_no_required,
+)
+PARAM_UNTYPED = LintRule(
+    "param.untyped",
+    _W,
+    "Untyped parameter",
+    "a property with no type/enum/const/oneOf/anyOf/allOf/$ref",
+    tool_check=check_untyped,
+)
+PARAM_MISSING_DESCRIPTION = LintRule(
+    "param.missing_description",
+    _W,
+    "Undescribed parameter",
+    "a property with no description (looked up through $ref)",
+    tool_check=check_param_missing_description,
+)
+
 RULES: tuple[LintRule, ...] = (
-    LintRule(
-        "schema.invalid",
-        _E,
-        "Invalid schema",
-        "not a valid JSON Schema in its own dialect",
-        tool_check=check_schema_invalid,
-    ),
-    LintRule(
-        "schema.root_not_object",
-        _W,
-        "Root not an object",
-        "root type is not object",
-        tool_check=check_root_not_object,
-    ),
-    LintRule(
-        "schema.no_required",
-        _I,
-        "No required array",
-        "properties declared but no required array",
-        tool_check=check_no_required,
-    ),
-    LintRule(
-        "param.untyped",
-        _W,
-        "Untyped parameter",
-        "a property with no type/enum/const/oneOf/anyOf/allOf/$ref",
-        tool_check=check_untyped,
-    ),
-    LintRule(
-        "param.missing_description",
-        _W,
-        "Undescribed parameter",
-        "a property with no description (looked up through $ref)",
-        tool_check=check_param_missing_description,
-    ),
+    SCHEMA_INVALID,
+    SCHEMA_ROOT_NOT_OBJECT,
+    SCHEMA_NO_REQUIRED,
+    PARAM_UNTYPED,
+    PARAM_MISSING_DESCRIPTION,
 )

@@ -23,9 +23,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mcprobe.core.lint.rules import ToolView, finding
+from mcprobe.core.lint.rules import LintRule, ToolView
 from mcprobe.core.lint.security_text import excerpt, shown
-from mcprobe.core.model import Finding, Location
+from mcprobe.core.model import Finding, Location, Severity
 
 __all__ = [
     "capabilities",
@@ -186,8 +186,7 @@ def check_misleading_annotation(view: ToolView) -> Iterator[Finding]:
             "destructiveHint": "`destructiveHint: true`",
             "openWorldHint": "`openWorldHint: true`",
         }
-        yield finding(
-            "security.misleading_annotation",
+        yield SECURITY_MISLEADING_ANNOTATION.finding(
             f"Tool `{shown(view.label)}` performs {cap.kind} (from {cap.evidence}) but its "
             "annotations "
             f"say {said}, which tells clients they need not ask the user before calling it.",
@@ -209,8 +208,7 @@ def check_unannotated_capability(view: ToolView) -> Iterator[Finding]:
             hint = "openWorldHint"
             if "openWorldHint" in ann:
                 continue
-        yield finding(
-            "security.unannotated_capability",
+        yield SECURITY_UNANNOTATED_CAPABILITY.finding(
             f"Tool `{shown(view.label)}` performs {cap.kind} (from {cap.evidence}) but does not "
             "declare "
             f"`{hint}`, so a client that trusts missing hints will call it without asking.",
@@ -238,8 +236,7 @@ def check_environment_exposure(view: ToolView) -> Iterator[Finding]:
         if text is not None
         else f"its name `{shown(view.label)}`"
     )
-    yield finding(
-        "security.environment_exposure",
+    yield SECURITY_ENVIRONMENT_EXPOSURE.finding(
         f"Tool `{shown(view.label)}` hands the server's environment or file system to the "
         "model (from "
         f"{evidence}); API keys and tokens in that environment reach the conversation and "
@@ -249,3 +246,31 @@ def check_environment_exposure(view: ToolView) -> Iterator[Finding]:
         "named, non-secret settings.",
         Location(view.label, pointer="/description"),
     )
+
+
+# --------------------------------------------------------------------------- the records
+# (put together with the proofs' codes in ``security_rules``, in SPEC §5.2 order)
+
+SECURITY_MISLEADING_ANNOTATION = LintRule(
+    "security.misleading_annotation",
+    Severity.ERROR,
+    "Misleading annotations",
+    "a dangerous capability annotated read-only, non-destructive or closed-world",
+    tool_check=check_misleading_annotation,
+)
+
+SECURITY_UNANNOTATED_CAPABILITY = LintRule(
+    "security.unannotated_capability",
+    Severity.WARNING,
+    "Dangerous capability not annotated",
+    "command execution, deletion or URL fetch without the matching hint",
+    tool_check=check_unannotated_capability,
+)
+
+SECURITY_ENVIRONMENT_EXPOSURE = LintRule(
+    "security.environment_exposure",
+    Severity.ERROR,
+    "Environment exposed",
+    "a tool that returns the server's environment variables or whole file system",
+    tool_check=check_environment_exposure,
+)

@@ -24,8 +24,8 @@ from functools import partial
 from typing import Any
 
 from mcprobe.core.lint.mentions import index_names
-from mcprobe.core.lint.rules import ToolView, finding, pointer, quote
-from mcprobe.core.model import Finding, Location, ServerSnapshot
+from mcprobe.core.lint.rules import LintRule, ToolView, pointer, quote
+from mcprobe.core.model import Finding, Location, ServerSnapshot, Severity
 
 __all__ = [
     "ModelText",
@@ -74,7 +74,7 @@ def shown(name: str) -> str:
 
 
 def tool_texts(view: ToolView) -> Iterator[ModelText]:
-    """The texts of one listing entry (``ToolView.texts`` keeps them for the rules)."""
+    """The texts of one listing entry (``_texts_of`` keeps them for the rules)."""
     raw = view.raw
     if raw is None:
         return
@@ -208,7 +208,21 @@ def model_texts(snapshot: ServerSnapshot, views: Sequence[ToolView]) -> Iterator
                 Location(pointer=f"/serverInfo/{key}"), f"the server {key}", value, "title"
             )
     for view in views:
-        yield from view.texts
+        yield from _texts_of(view)
+
+
+def _texts_of(view: ToolView) -> tuple[ModelText, ...]:
+    """``tool_texts(view)``, built once per view: the six text rules of one lint run share them
+    instead of each rebuilding every text and its message. Kept in the view's ``__dict__``, as
+    ``functools.cached_property`` would (a frozen dataclass allows it); a property on
+    ``ToolView`` itself would make ``rules`` import this module, which imports ``rules``."""
+    cached: tuple[ModelText, ...] | None = view.__dict__.get(_TEXTS_KEY)
+    if cached is None:
+        cached = view.__dict__[_TEXTS_KEY] = tuple(tool_texts(view))
+    return cached
+
+
+_TEXTS_KEY = "_mcprobe_model_texts"
 
 
 # --------------------------------------------------------------------------- making it visible
@@ -471,8 +485,7 @@ def check_ansi_styling(texts: Sequence[ModelText]) -> Iterator[Finding]:
         match = _SGR.search(t.text)
         if match is None:
             continue
-        yield finding(
-            "security.ansi_styling",
+        yield SECURITY_ANSI_STYLING.finding(
             f"{_cap(t.what)} contains ANSI colour codes (select graphic rendition), which a "
             f"terminal turns into colour and a model reads as raw bytes: "
             f"`{excerpt(t.text, match.start(), match.end())}`.",
@@ -492,8 +505,7 @@ def check_hidden_characters(texts: Sequence[ModelText]) -> Iterator[Finding]:
         start, end, what = spans[0]
         what = _escape_what(t.text, start) or what
         more = f" (and {len(spans) - 1} more hidden runs)" if len(spans) > 1 else ""
-        yield finding(
-            "security.hidden_characters",
+        yield SECURITY_HIDDEN_CHARACTERS.finding(
             f"{_cap(t.what)} contains {what}{more}, which a person reading it does not see but "
             f"a model does: `{excerpt(t.text, start, end)}`.",
             "Delete the invisible characters (and any text they hide) so that what a person "
@@ -532,8 +544,7 @@ def check_homoglyphs(texts: Sequence[ModelText]) -> Iterator[Finding]:
                     if _script(c) not in (None, "LATIN")
                 }
             )
-            yield finding(
-                "security.homoglyph",
+            yield SECURITY_HOMOGLYPH.finding(
                 f"{_cap(t.what)} mixes Latin letters with look-alike letters of another script in "
                 f"`{visible(word)}`: {', '.join(foreign[:3])}; it reads as a familiar word but is "
                 "a different string.",
@@ -749,8 +760,7 @@ def check_model_instructions(texts: Sequence[ModelText]) -> Iterator[Finding]:
             if match is None:
                 continue
             seen.add(what)
-            yield finding(
-                "security.model_instruction",
+            yield SECURITY_MODEL_INSTRUCTION.finding(
                 f"{_cap(t.what)} carries {what} rather than {_purpose(t)}: "
                 f"`{excerpt(t.text, match.start(), match.end())}`.",
                 "Describe what the tool does, its parameters and its result; remove every "
@@ -909,8 +919,7 @@ def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> It
             None,
         )
         if directive is not None:
-            yield finding(
-                "security.shadowing",
+            yield SECURITY_SHADOWING.finding(
                 f"{_cap(t.what)} directs the model to use `{shown(directive.group('name'))}`, "
                 "a tool this server does not have (steering another server's tools is tool "
                 "shadowing): "
@@ -937,8 +946,7 @@ def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> It
             if named is None and generic is None:
                 continue
             target = f"tool `{shown(named)}`" if named is not None else f"“{generic.group()}”"  # type: ignore[union-attr]
-            yield finding(
-                "security.shadowing",
+            yield SECURITY_SHADOWING.finding(
                 f"{_cap(t.what)} tells the model how to use {target}, which is not this tool "
                 "(changing recipients, destinations or arguments of another tool is tool "
                 f"shadowing): `{excerpt(t.text, start, start + len(sentence))}`.",
@@ -1060,8 +1068,7 @@ def check_exfiltration(texts: Sequence[ModelText]) -> Iterator[Finding]:
                 match = pattern.search(text) if pattern is not None else _exfil_url(text)
             if match is None:
                 continue
-            yield finding(
-                "security.exfiltration",
+            yield SECURITY_EXFILTRATION.finding(
                 f"{_cap(t.what)} asks the model for {what}, which a {t.owner} like this has no "
                 f"need of: `{excerpt(t.text, match.start(), match.end())}`.",
                 "Remove the request. A tool takes only the arguments its own job needs; "
@@ -1105,8 +1112,7 @@ def check_param_contradiction(view: ToolView) -> Iterator[Finding]:
         )
         if match is None:
             continue
-        yield finding(
-            "security.param_contradiction",
+        yield SECURITY_PARAM_CONTRADICTION.finding(
             f"Parameter `{shown(str(key))}` of tool `{shown(view.label)}` is optional in the "
             "schema but its "
             f"description insists it is required: `{excerpt(desc, match.start(), match.end())}`; "
@@ -1156,3 +1162,63 @@ def rule_shadowing(snapshot: ServerSnapshot, views: list[ToolView]) -> Iterator[
 
 def rule_exfiltration(snapshot: ServerSnapshot, views: list[ToolView]) -> Iterator[Finding]:
     return check_exfiltration(list(model_texts(snapshot, views)))
+
+
+# --------------------------------------------------------------------------- the records
+# (put together with the proofs' codes in ``security_rules``, in SPEC §5.2 order)
+
+SECURITY_HIDDEN_CHARACTERS = LintRule(
+    "security.hidden_characters",
+    Severity.CRITICAL,
+    "Hidden characters",
+    "zero-width, bidi, tag or other invisible characters, or blank padding hiding text",
+    server_check=rule_hidden_characters,
+)
+
+SECURITY_ANSI_STYLING = LintRule(
+    "security.ansi_styling",
+    Severity.WARNING,
+    "Terminal colour codes",
+    "ANSI colour/style codes in a text the model reads (other escapes are hidden characters)",
+    server_check=rule_ansi_styling,
+)
+
+SECURITY_HOMOGLYPH = LintRule(
+    "security.homoglyph",
+    Severity.ERROR,
+    "Look-alike letters",
+    "a word mixing Latin letters with look-alikes from another script",
+    server_check=rule_homoglyphs,
+)
+
+SECURITY_MODEL_INSTRUCTION = LintRule(
+    "security.model_instruction",
+    Severity.CRITICAL,
+    "Instructions aimed at the model",
+    "<IMPORTANT>-style tags, 'ignore previous instructions', 'do not tell the user', ...",
+    server_check=rule_model_instructions,
+)
+
+SECURITY_SHADOWING = LintRule(
+    "security.shadowing",
+    Severity.CRITICAL,
+    "Tool shadowing",
+    "a description that tells the model how to use another tool (recipients, destinations)",
+    server_check=rule_shadowing,
+)
+
+SECURITY_EXFILTRATION = LintRule(
+    "security.exfiltration",
+    Severity.CRITICAL,
+    "Exfiltration cue",
+    "asks for the conversation, credentials or secret files, or sends data to an address",
+    server_check=rule_exfiltration,
+)
+
+SECURITY_PARAM_CONTRADICTION = LintRule(
+    "security.param_contradiction",
+    Severity.ERROR,
+    "Parameter wording contradicts its schema",
+    "an optional parameter whose description insists it is required",
+    tool_check=check_param_contradiction,
+)

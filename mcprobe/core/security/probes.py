@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mcprobe.core.lint.rules import finding
+from mcprobe.core.lint.registry import finding
 from mcprobe.core.lint.security_text import excerpt, shown
 from mcprobe.core.model import Finding, Location
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from mcprobe.core.lint.rules import finding
+from mcprobe.core.lint.registry import finding
 from mcprobe.core.lint.security_text import shown
 from mcprobe.core.model import Finding, Location
 

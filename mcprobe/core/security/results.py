@@ -23,7 +23,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mcprobe.core.lint.rules import ToolView, finding
+from mcprobe.core.lint.registry import finding
+from mcprobe.core.lint.rules import ToolView
 from mcprobe.core.lint.security_capabilities import EXEC, capabilities
 from mcprobe.core.lint.security_text import (
     ModelText,

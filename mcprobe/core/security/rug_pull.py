@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from mcprobe.core.lint.engine import lint_server
-from mcprobe.core.lint.rules import finding
+from mcprobe.core.lint.registry import finding
 from mcprobe.core.lint.security_text import shown, visible
 from mcprobe.core.model import Finding, Location, ServerSnapshot
 
