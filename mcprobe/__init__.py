@@ -9,6 +9,10 @@ The library surface, the same pipeline as ``mcprobe audit`` and the ``probe_repo
     report = mcprobe.audit_stdio_sync("python", ["-m", "my_server"])  # outside an event loop
     print(mcprobe.render_report(report))            # Markdown; or format="json"|"sarif"|"junit"
 
+    # every knob, in the one request shape the CLI and the MCP server build too
+    spec = mcprobe.target_spec(command="python", args=("-m", "my_server"))
+    report = await mcprobe.audit(mcprobe.AuditRequest(spec, fuzz=True, skip_tools=("drop_db",)))
+
 Failing to reach the target raises ``ConnectFailed`` (its ``stderr_tail`` quotes the target);
 everything the target does once connected is data in the report, never an exception.
 
@@ -25,33 +29,40 @@ from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 from mcprobe.core.version import __version__
 
 __all__ = [
+    "AuditRequest",
     "ConformanceReport",
     "ConnectFailed",
     "McprobeError",
     "ReportFormat",
+    "UsageError",
     "__version__",
+    "audit",
     "audit_stdio",
     "audit_stdio_sync",
     "audit_url",
     "audit_url_sync",
     "render_report",
+    "target_spec",
 ]
 
 if TYPE_CHECKING:
-    import subprocess
-
     from mcprobe.core.errors import ConnectFailed as ConnectFailed
     from mcprobe.core.errors import McprobeError as McprobeError
+    from mcprobe.core.errors import UsageError as UsageError
     from mcprobe.core.isolation import SandboxMode
-    from mcprobe.core.lint.suppress import RuleOverride
     from mcprobe.core.target_spec import ProtocolChoice, TargetSpec
+    from mcprobe.core.target_spec import target_spec as target_spec
     from mcprobe.engine.fuzz_runner import ProgressCallback
+    from mcprobe.engine.request import AuditRequest as AuditRequest
     from mcprobe.report.model import ConformanceReport as ConformanceReport
 
 from mcprobe.report.formats import ReportFormat
 
 _LAZY = {
+    "AuditRequest": "mcprobe.engine.request",
     "ConformanceReport": "mcprobe.report.model",
+    "UsageError": "mcprobe.core.errors",
+    "target_spec": "mcprobe.core.target_spec",
     "ConnectFailed": "mcprobe.core.errors",
     "McprobeError": "mcprobe.core.errors",
 }
@@ -71,64 +82,17 @@ if not TYPE_CHECKING:  # type checkers see the imports above; a typo stays a typ
         return getattr(importlib.import_module(module), name)
 
 
-async def _run_pipeline(
-    spec: TargetSpec,
+async def audit(
+    request: AuditRequest,
     *,
-    fuzz: bool,
-    fuzz_writes: bool,
-    fuzz_destructive: bool,
-    max_tools: int,
-    tools: Sequence[str] | None,
-    concurrency: int | None,
-    skip_tools: Sequence[str] = (),
-    overall_timeout: float | None,
-    progress: ProgressCallback | None,
-    started: subprocess.Popen[bytes] | None = None,
-    overrides: Sequence[RuleOverride] = (),
-    on_report: Callable[[ConformanceReport], None] | None = None,
-    close_grace: float | None = None,
-    lock: Any = None,  # a core.pinning.Lock (audit --lock)
-    surface: bool = True,
-    examples: Mapping[str, Any] | None = None,
+    progress: ProgressCallback | None = None,
 ) -> ConformanceReport:
-    """The one pipeline behind the library functions and ``mcprobe audit``. ``started``: the
-    stdio target the CLI already started from ``spec`` (owned by the pipeline from here on);
-    ``on_report`` gets the finished report before the target is shut down (``audit_spec``)."""
-    from mcprobe.engine.audit import AuditOptions, audit_spec
+    """Run one audit as ``request`` says (``mcprobe.AuditRequest``: the target spec and every
+    knob; the same request ``mcprobe audit`` and the MCP server build) and return its report.
+    ``audit_stdio`` and ``audit_url`` are shorthands that build the request for you."""
+    from mcprobe.engine.audit import audit as run
 
-    values: dict[str, Any] = {
-        "max_tools": max_tools,
-        "fuzz_writes": fuzz_writes or fuzz_destructive,
-        "fuzz_destructive": fuzz_destructive,
-        "call_timeout": spec.call_timeout,
-    }
-    if tools is not None:
-        values["include"] = tuple(tools)
-    if skip_tools:
-        values["skip_tools"] = tuple(skip_tools)
-    if concurrency is not None:
-        values["concurrency"] = concurrency
-    if overall_timeout is not None:
-        values["overall_timeout"] = overall_timeout
-    if overrides:
-        values["overrides"] = tuple(overrides)
-    if close_grace is not None:
-        values["close_grace"] = close_grace
-    if lock is not None:
-        values["lock"] = lock
-    values["surface"] = surface
-    if examples:
-        from mcprobe.core.cases.user_examples import normalise_examples
-
-        values["examples"] = normalise_examples(dict(examples))
-    return await audit_spec(
-        spec,
-        fuzz=fuzz or fuzz_writes or fuzz_destructive,
-        options=AuditOptions(**values),
-        progress=progress,
-        started=started,
-        on_report=on_report,
-    )
+    return await run(request, progress=progress)
 
 
 async def audit_stdio(
@@ -196,19 +160,21 @@ async def audit_stdio(
         client_capabilities=client_capabilities,
         protocol=protocol,
     )
-    return await _run_pipeline(
-        spec,
-        fuzz=fuzz,
-        fuzz_writes=fuzz_writes,
-        fuzz_destructive=fuzz_destructive,
-        max_tools=max_tools,
-        tools=tools,
-        skip_tools=skip_tools,
-        concurrency=concurrency,
-        overall_timeout=overall_timeout,
+    return await audit(
+        _request(
+            spec,
+            fuzz=fuzz,
+            fuzz_writes=fuzz_writes,
+            fuzz_destructive=fuzz_destructive,
+            max_tools=max_tools,
+            tools=tools,
+            skip_tools=skip_tools,
+            concurrency=concurrency,
+            overall_timeout=overall_timeout,
+            surface=surface,
+            examples=examples,
+        ),
         progress=progress,
-        surface=surface,
-        examples=examples,
     )
 
 
@@ -249,20 +215,31 @@ async def audit_url(
         client_capabilities=client_capabilities,
         protocol=protocol,
     )
-    return await _run_pipeline(
-        spec,
-        fuzz=fuzz,
-        fuzz_writes=fuzz_writes,
-        fuzz_destructive=fuzz_destructive,
-        max_tools=max_tools,
-        tools=tools,
-        skip_tools=skip_tools,
-        concurrency=concurrency,
-        overall_timeout=overall_timeout,
+    return await audit(
+        _request(
+            spec,
+            fuzz=fuzz,
+            fuzz_writes=fuzz_writes,
+            fuzz_destructive=fuzz_destructive,
+            max_tools=max_tools,
+            tools=tools,
+            skip_tools=skip_tools,
+            concurrency=concurrency,
+            overall_timeout=overall_timeout,
+            surface=surface,
+            examples=examples,
+        ),
         progress=progress,
-        surface=surface,
-        examples=examples,
     )
+
+
+def _request(
+    spec: TargetSpec, *, tools: Sequence[str] | None, concurrency: int | None, **knobs: Any
+) -> AuditRequest:
+    from mcprobe.engine.request import AuditRequest
+
+    more: dict[str, Any] = {} if concurrency is None else {"concurrency": concurrency}
+    return AuditRequest(spec, include=tuple(tools) if tools is not None else None, **more, **knobs)
 
 
 def _blocking(function: Callable[_P, Awaitable[_T]]) -> Callable[_P, _T]:

@@ -12,7 +12,8 @@ import sys
 import anyio
 
 from mcprobe.core.target_spec import TargetSpec
-from mcprobe.engine.audit import AuditOptions, audit_spec
+from mcprobe.engine.audit import audit
+from mcprobe.engine.request import AuditRequest
 from mcprobe.report.model import ConformanceReport
 
 
@@ -27,8 +28,8 @@ def self_spec() -> TargetSpec:
 
 
 async def self_audit() -> ConformanceReport:
-    options = AuditOptions(fuzz_destructive=True, overall_timeout=120.0)
-    return await audit_spec(self_spec(), fuzz=True, options=options)
+    request = AuditRequest(self_spec(), fuzz_destructive=True, overall_timeout=120.0)
+    return await audit(request)
 
 
 def summary(report: ConformanceReport) -> list[str]:

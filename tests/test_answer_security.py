@@ -11,7 +11,8 @@ import pytest
 
 from mcprobe.client.transports.sandbox import bwrap_problem
 from mcprobe.core.target_spec import TargetSpec
-from mcprobe.engine.audit import AuditOptions, audit_spec
+from mcprobe.engine.audit import audit
+from mcprobe.engine.request import AuditRequest
 from mcprobe.report.model import ConformanceReport
 from tests.targets import HOSTILE_ANSWERS
 
@@ -24,11 +25,12 @@ def _audit(mode: str, *, destructive: bool = False, sandbox: str = "off") -> Con
         connect_timeout=10.0,
         sandbox=sandbox,  # type: ignore[arg-type]
     )
-    options = AuditOptions(fuzz_destructive=destructive, surface=False)
 
     async def run() -> ConformanceReport:
         with anyio.fail_after(90):
-            return await audit_spec(spec, fuzz=True, options=options)
+            return await audit(
+                AuditRequest(spec, fuzz=True, fuzz_destructive=destructive, surface=False)
+            )
 
     return anyio.run(run)
 

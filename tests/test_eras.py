@@ -12,7 +12,8 @@ import pytest
 
 from mcprobe.core.errors import ConnectFailed
 from mcprobe.core.target_spec import TargetSpec
-from mcprobe.engine.audit import AuditOptions, audit_spec
+from mcprobe.engine.audit import audit
+from mcprobe.engine.request import AuditRequest
 from mcprobe.report.model import ConformanceReport
 
 pytestmark = pytest.mark.anyio
@@ -33,8 +34,8 @@ def _spec(*argv: str, protocol: str = "auto") -> TargetSpec:
 
 async def _audit(*argv: str, protocol: str = "auto") -> ConformanceReport:
     with anyio.fail_after(90):
-        return await audit_spec(
-            _spec(*argv, protocol=protocol), fuzz=True, options=AuditOptions(overall_timeout=80)
+        return await audit(
+            AuditRequest(_spec(*argv, protocol=protocol), fuzz=True, overall_timeout=80)
         )
 
 

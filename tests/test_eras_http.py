@@ -10,7 +10,8 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from mcprobe.client.modern_http import header_maps, routing_headers
 from mcprobe.core.target_spec import TargetSpec
-from mcprobe.engine.audit import AuditOptions, audit_spec
+from mcprobe.engine.audit import audit
+from mcprobe.engine.request import AuditRequest
 from mcprobe.report.model import ConformanceReport
 from tests.targets.era_server import HEADER_TOOL, build_server, modern_only_http
 from tests.targets.hostile_http import serve
@@ -40,7 +41,7 @@ async def _audit(
                 call_timeout=5,
                 protocol=protocol,  # type: ignore[arg-type]
             )
-            return await audit_spec(spec, fuzz=fuzz, options=AuditOptions(overall_timeout=80))
+            return await audit(AuditRequest(spec, fuzz=fuzz, overall_timeout=80))
 
 
 def _verdicts(report: ConformanceReport) -> dict[str, str]:
@@ -133,8 +134,8 @@ async def test_protocol_modern_on_a_2025_only_http_server_fails_to_connect_clear
         async with serve(app) as base:
             spec = TargetSpec("http", url=f"{base}/mcp", connect_timeout=10, protocol="modern")
             with pytest.raises(ConnectFailed, match="does not seem to speak 2026-07-28"):
-                await audit_spec(spec, fuzz=False, options=AuditOptions(overall_timeout=30))
+                await audit(AuditRequest(spec, fuzz=False, overall_timeout=30))
             # Under auto the same server is audited in the handshake era, one era reported.
             auto = TargetSpec("http", url=f"{base}/mcp", connect_timeout=10, call_timeout=5)
-            report = await audit_spec(auto, fuzz=False, options=AuditOptions(overall_timeout=40))
+            report = await audit(AuditRequest(auto, fuzz=False, overall_timeout=40))
     assert report.server.eras == ["handshake"]

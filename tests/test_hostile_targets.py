@@ -1,6 +1,6 @@
 """The catalogue of deliberately misbehaving targets, each audited through the real pipeline.
 
-Every stdio entry runs ``audit_spec`` with fuzz on a ``tests/targets/rawserver.py`` target that
+Every stdio entry runs ``engine.audit`` with fuzz on a ``tests/targets/rawserver.py`` target that
 misbehaves in one way, and asserts: the audit ends within the relevant timeout plus a generous
 constant (the machine is shared), the report or the ``ConnectFailed`` names the problem, the
 healthy tools of the same target are still audited, and no process the target started (pids it
@@ -28,7 +28,8 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcprobe import render_report
 from mcprobe.core.errors import ConnectFailed
 from mcprobe.core.target_spec import TargetSpec
-from mcprobe.engine.audit import AuditOptions, audit_spec
+from mcprobe.engine.audit import audit
+from mcprobe.engine.request import AuditRequest
 from mcprobe.report.model import ConformanceReport, FuzzResultOut
 from tests.targets import RAWSERVER, TARGETS_DIR
 from tests.targets.hostile_http import (
@@ -471,12 +472,17 @@ async def test_a_hostile_stdio_target_is_audited_in_bounded_time_precisely_and_l
     entry: Hostile, width: int, tmp_path: Path
 ) -> None:
     pidfile = tmp_path / "pids"
-    options = AuditOptions(fuzz_destructive=True, concurrency=width, max_tools=entry.max_tools)
     started = time.monotonic()
     outcome: Outcome
     with anyio.fail_after(entry.limit + 30):
         try:
-            outcome = await audit_spec(hostile_spec(entry, pidfile), fuzz=True, options=options)
+            request = AuditRequest(
+                hostile_spec(entry, pidfile),
+                fuzz_destructive=True,
+                concurrency=width,
+                max_tools=entry.max_tools,
+            )
+            outcome = await audit(request)
         except ConnectFailed as failure:
             outcome = failure
     elapsed = time.monotonic() - started
@@ -514,7 +520,7 @@ async def test_a_hostile_http_target_fails_to_connect_with_the_status_named(
             spec = TargetSpec("http", url=url, bearer="tok-abcdef123", connect_timeout=CONNECT)
             started = time.monotonic()
             with pytest.raises(ConnectFailed) as info:
-                await audit_spec(spec, fuzz=True)
+                await audit(AuditRequest(spec, fuzz=True))
             elapsed = time.monotonic() - started
     assert str(info.value).startswith(expected.format(url=url))
     assert "tok-abcdef123" not in str(info.value)
@@ -528,7 +534,7 @@ async def test_an_http_server_that_accepts_but_never_responds_fails_at_the_conne
         spec = TargetSpec("http", url=url, connect_timeout=CONNECT)
         started = time.monotonic()
         with anyio.fail_after(CONNECT + 30), pytest.raises(ConnectFailed) as info:
-            await audit_spec(spec, fuzz=True)
+            await audit(AuditRequest(spec, fuzz=True))
         elapsed = time.monotonic() - started
     assert str(info.value) == f"no answer to initialize within {CONNECT:.1f} s"
     assert elapsed < CONNECT + SLACK
@@ -540,7 +546,7 @@ async def test_an_http_reply_that_is_not_json_rpc_is_a_protocol_fault_never_an_i
     with anyio.fail_after(CONNECT + 60):
         async with serve(non_jsonrpc) as base:
             spec = TargetSpec("http", url=f"{base}/mcp", connect_timeout=CONNECT, call_timeout=CALL)
-            report = await audit_spec(spec, fuzz=True, options=AuditOptions(concurrency=4))
+            report = await audit(AuditRequest(spec, fuzz=True, concurrency=4))
     for tool, why in (
         ("html", "HTTP 200 OK, Content-Type text/html"),
         ("gateway", "HTTP 502 Bad Gateway, Content-Type text/html"),
@@ -577,7 +583,7 @@ async def test_an_http_compression_bomb_is_an_oversize_reply_and_the_healthy_too
         async with serve(bomb_server(GIB, surrogates=True, sse=sse)) as base:
             spec = TargetSpec("http", url=f"{base}/mcp", connect_timeout=CONNECT, call_timeout=10)
             started = time.monotonic()
-            report = await audit_spec(spec, fuzz=True, options=AuditOptions(concurrency=1))
+            report = await audit(AuditRequest(spec, fuzz=True, concurrency=1))
             elapsed = time.monotonic() - started
     bombs = [r for r in report.fuzz if r.name == "bomb"]
     assert bombs

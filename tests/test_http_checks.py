@@ -22,8 +22,9 @@ from mcprobe.core.checks.http import (
     judge_session_delete,
 )
 from mcprobe.core.target_spec import TargetSpec
-from mcprobe.engine.audit import AuditOptions, audit_spec
+from mcprobe.engine.audit import audit
 from mcprobe.engine.http_probes import HTTP_CHECKS
+from mcprobe.engine.request import AuditRequest
 from mcprobe.report.model import ConformanceReport
 from tests.targets.era_server import build_server
 from tests.targets.hostile_http import serve
@@ -43,7 +44,7 @@ async def _audit(protected: bool) -> ConformanceReport:
     with anyio.fail_after(60):
         async with serve(app) as base:
             spec = TargetSpec("http", url=f"{base}/mcp", connect_timeout=10, call_timeout=5)
-            return await audit_spec(spec, fuzz=False, options=AuditOptions(overall_timeout=50))
+            return await audit(AuditRequest(spec, fuzz=False, overall_timeout=50))
 
 
 def _http(report: ConformanceReport) -> dict[str, str]:
@@ -124,7 +125,7 @@ async def test_after_a_fallback_to_legacy_sse_the_streamable_http_checks_do_not_
     with anyio.fail_after(60):
         async with serve(_sse_only_app()) as base:
             spec = TargetSpec("http", url=f"{base}/sse", connect_timeout=10, call_timeout=5)
-            report = await audit_spec(spec, fuzz=False, options=AuditOptions(overall_timeout=50))
+            report = await audit(AuditRequest(spec, fuzz=False, overall_timeout=50))
     verdicts = _http(report)
     assert set(verdicts) == set(HTTP_CHECKS)
     assert set(verdicts.values()) == {"notApplicable"}

@@ -19,7 +19,8 @@ from markdown_it.token import Token
 from mcp import Client
 
 from mcprobe.core.target_spec import TargetSpec
-from mcprobe.engine.audit import audit_spec
+from mcprobe.engine.audit import audit
+from mcprobe.engine.request import AuditRequest
 from mcprobe.report.model import ConformanceReport
 from mcprobe.report.render.json_report import render_json
 from mcprobe.server.app import build_server
@@ -55,7 +56,7 @@ def report() -> ConformanceReport:
 
     async def run() -> ConformanceReport:
         with anyio.fail_after(30):
-            return await audit_spec(spec, fuzz=True)
+            return await audit(AuditRequest(spec, fuzz=True))
 
     return anyio.run(run)
 

@@ -26,7 +26,8 @@ from mcprobe.core.checks.progress import (
     judge_progress_total,
 )
 from mcprobe.core.target_spec import TargetSpec
-from mcprobe.engine.audit import AuditOptions, audit_spec
+from mcprobe.engine.audit import audit
+from mcprobe.engine.request import AuditRequest
 from mcprobe.report.model import ConformanceReport
 
 SERVER = Path(__file__).parent / "targets" / "progress_server.py"
@@ -41,9 +42,8 @@ async def _audit(*modes: str, fuzz: bool = True, surface: bool = True) -> Confor
         connect_timeout=20,
         call_timeout=10,
     )
-    options = AuditOptions(overall_timeout=80, surface=surface)
     with anyio.fail_after(90):
-        return await audit_spec(spec, fuzz=fuzz, options=options)
+        return await audit(AuditRequest(spec, fuzz=fuzz, overall_timeout=80, surface=surface))
 
 
 def _verdicts(report: ConformanceReport) -> dict[str, str]:
@@ -229,7 +229,6 @@ async def test_the_python_sdks_progress_passes_over_stdio_and_http_and_cancels_o
     from tests.targets.hostile_http import serve
     from tests.targets.sdk_progress_server import build_server
 
-    options = AuditOptions(overall_timeout=60)
     stdio = TargetSpec(
         "stdio",
         command=sys.executable,
@@ -238,10 +237,10 @@ async def test_the_python_sdks_progress_passes_over_stdio_and_http_and_cancels_o
         call_timeout=10,
     )
     with anyio.fail_after(150):
-        over_stdio = await audit_spec(stdio, fuzz=True, options=options)
+        over_stdio = await audit(AuditRequest(stdio, fuzz=True, overall_timeout=60))
         async with serve(build_server().streamable_http_app()) as base:
             http = TargetSpec("http", url=f"{base}/mcp", connect_timeout=10, call_timeout=10)
-            over_http = await audit_spec(http, fuzz=True, options=options)
+            over_http = await audit(AuditRequest(http, fuzz=True, overall_timeout=60))
     assert _verdicts(over_stdio) == {
         "protocol.progress": "pass",
         "protocol.progress_total": "pass",

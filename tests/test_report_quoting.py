@@ -17,7 +17,8 @@ from markdown_it.token import Token
 from mcp import Client
 
 from mcprobe.core.target_spec import TargetSpec
-from mcprobe.engine.audit import audit_spec
+from mcprobe.engine.audit import audit
+from mcprobe.engine.request import AuditRequest
 from mcprobe.report.model import ConformanceReport
 from mcprobe.report.render.markdown import render_markdown
 from mcprobe.server.app import build_server
@@ -75,7 +76,7 @@ def report() -> ConformanceReport:
 
     async def run() -> ConformanceReport:
         with anyio.fail_after(60):
-            return await audit_spec(spec, fuzz=True)
+            return await audit(AuditRequest(spec, fuzz=True))
 
     return anyio.run(run)
 

@@ -9,7 +9,8 @@ import anyio
 import pytest
 
 from mcprobe.core.target_spec import TargetSpec
-from mcprobe.engine.audit import audit_spec
+from mcprobe.engine.audit import audit
+from mcprobe.engine.request import AuditRequest
 from mcprobe.report.model import ConformanceReport
 from tests.targets import POISONED
 
@@ -25,7 +26,7 @@ def _audit(mode: str, *, fuzz: bool = True) -> ConformanceReport:
 
     async def run() -> ConformanceReport:
         with anyio.fail_after(90):
-            return await audit_spec(spec, fuzz=fuzz)
+            return await audit(AuditRequest(spec, fuzz=fuzz))
 
     return anyio.run(run)
 

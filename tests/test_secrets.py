@@ -20,7 +20,8 @@ from mcp import Client
 
 from mcprobe.core.errors import ConnectFailed
 from mcprobe.core.target_spec import TargetSpec
-from mcprobe.engine.audit import AuditOptions, audit_spec
+from mcprobe.engine.audit import audit
+from mcprobe.engine.request import AuditRequest
 from mcprobe.report.model import ConformanceReport
 from mcprobe.report.render.json_report import render_json
 from mcprobe.report.render.junit import render_junit
@@ -75,12 +76,9 @@ def stdio_spec(*argv: str, connect_timeout: float = 5.0) -> TargetSpec:
 async def test_env_secrets_echoed_by_a_stdio_target_appear_in_no_report_format_or_log(
     all_logs: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    options = AuditOptions(fuzz_destructive=True)
     with anyio.fail_after(30):
-        report = await audit_spec(
-            stdio_spec("echo_secrets", ECHO_TOOLS),
-            fuzz=True,
-            options=options,
+        report = await audit(
+            AuditRequest(stdio_spec("echo_secrets", ECHO_TOOLS), fuzz_destructive=True)
         )
     # The target did echo it (scrubbed): otherwise this test would prove nothing.
     assert report.server.instructions == "the secret is [redacted]"
@@ -98,7 +96,7 @@ async def test_env_secrets_echoed_by_a_stdio_target_appear_in_no_report_format_o
 async def test_a_connect_failure_quoting_the_targets_stderr_does_not_leak_the_secret() -> None:
     spec = stdio_spec("echo_secrets", "silent", connect_timeout=1.0)
     with anyio.fail_after(15), pytest.raises(ConnectFailed) as info:
-        await audit_spec(spec, fuzz=False)
+        await audit(AuditRequest(spec, fuzz=False))
     assert "starting with PROBE_TOKEN=[redacted]" in str(info.value)
     assert_no_secret("ConnectFailed", str(info.value))
     assert_no_secret("ConnectFailed.stderr_tail", info.value.stderr_tail)
@@ -117,7 +115,7 @@ async def test_bearer_and_header_values_echoed_by_an_http_target_appear_nowhere(
                 connect_timeout=5.0,
                 call_timeout=2.0,
             )
-            report = await audit_spec(spec, fuzz=True)
+            report = await audit(AuditRequest(spec, fuzz=True))
     assert report.server.instructions == "auth=Bearer [redacted] key=[redacted]"
     assert report.target is not None and report.target.header_names == ["X-Api-Key"]
     assert {r.name for r in report.fuzz} == {"whoami"}

@@ -9,7 +9,8 @@ import anyio
 import pytest
 
 from mcprobe.core.target_spec import TargetSpec
-from mcprobe.engine.audit import audit_spec
+from mcprobe.engine.audit import audit
+from mcprobe.engine.request import AuditRequest
 from mcprobe.report.model import ConformanceReport
 from tests.targets import POISONED
 
@@ -21,7 +22,7 @@ def _audit(mode: str, *, fuzz: bool = False) -> ConformanceReport:
 
     async def run() -> ConformanceReport:
         with anyio.fail_after(60):
-            return await audit_spec(spec, fuzz=fuzz)
+            return await audit(AuditRequest(spec, fuzz=fuzz))
 
     return anyio.run(run)
 
@@ -91,7 +92,7 @@ def _fuzzed(mode: str) -> ConformanceReport:
 
     async def run() -> ConformanceReport:
         with anyio.fail_after(90):
-            return await audit_spec(spec, fuzz=True)
+            return await audit(AuditRequest(spec, fuzz=True))
 
     return anyio.run(run)
 
@@ -116,13 +117,13 @@ def test_no_canary_finding_when_no_answer_contains_it() -> None:
 
 
 def test_the_cli_plants_the_same_canary_prefix_as_the_core() -> None:
-    from mcprobe.cli import commands as cli
+    from mcprobe.cli import audit_args as cli
     from mcprobe.core.target_spec import CANARY_PREFIX
 
     assert cli.CANARY_PREFIX == CANARY_PREFIX
-    name, value = cli._canary_pair()
+    name, value = cli.canary_pair()
     assert name.startswith(CANARY_PREFIX) and value.startswith("mcprobe-canary-")
-    assert cli._canary_pair() != (name, value)
+    assert cli.canary_pair() != (name, value)
 
 
 def test_an_echoed_bearer_is_critical_and_the_finding_never_contains_it() -> None:

@@ -11,7 +11,8 @@ import pytest
 
 from mcprobe.core.score.dimensions import round_half_up
 from mcprobe.core.target_spec import TargetSpec
-from mcprobe.engine.audit import AuditOptions, audit_spec
+from mcprobe.engine.audit import audit
+from mcprobe.engine.request import AuditRequest
 from mcprobe.report.model import ConformanceReport
 
 pytestmark = pytest.mark.anyio
@@ -28,7 +29,7 @@ async def _audit(*defects: str, fuzz: bool = False) -> ConformanceReport:
         call_timeout=10,
     )
     with anyio.fail_after(60):
-        return await audit_spec(spec, fuzz=fuzz, options=AuditOptions(overall_timeout=50))
+        return await audit(AuditRequest(spec, fuzz=fuzz, overall_timeout=50))
 
 
 def _verdicts(report: ConformanceReport) -> dict[tuple[str, str | None], str]:

@@ -8,7 +8,21 @@ undocumented.
 
 from __future__ import annotations
 
+import signal
 from dataclasses import dataclass
+
+EXIT_OK = 0
+EXIT_USAGE = 1
+EXIT_CONNECT = 2
+EXIT_SCORE = 3
+EXIT_CRITICAL = 4
+EXIT_INTERNAL = 5
+EXIT_DRIFT = 6
+EXIT_REGRESSION = 7
+EXIT_NOTHING_CALLED = 8
+EXIT_INTERRUPTED = 130
+EXIT_HANGUP = 128 + signal.SIGHUP  # 129
+EXIT_TERMINATED = 128 + signal.SIGTERM  # 143
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ One selected server and no ``--output-dir``: the plain single audit (report on s
 
 from __future__ import annotations
 
-import argparse
 import io
 import os
 import re
@@ -25,39 +24,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from mcprobe.cli.audit_args import DEFAULT_PARALLEL
 from mcprobe.cli.host_config import ConfigError, HostServer, find_configs, read_config, server_argv
 from mcprobe.report.formats import output_format
 
 if TYPE_CHECKING:
-    from mcprobe.cli.commands import AuditInvocation
+    from mcprobe.cli.audit_args import AuditInvocation
     from mcprobe.report.model import ConformanceReport
 
-DEFAULT_PARALLEL = 2
 WORST_FIRST = (5, 2, 4, 7, 3, 0)
 _OWN = {"--config": True, "--server": True, "--output-dir": True, "--parallel": True}
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--config",
-        metavar="FILE",
-        help="audit the servers of a host config (Claude Desktop, Cursor, VS Code, Claude Code)",
-    )
-    parser.add_argument(
-        "--server",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="with --config: only this server (repeatable; default: every enabled server)",
-    )
-    parser.add_argument(
-        "--output-dir", metavar="DIR", help="with --config: write one report per server here"
-    )
-    parser.add_argument(
-        "--parallel",
-        metavar="N",
-        help=f"with --config: audit at most N servers at once (default {DEFAULT_PARALLEL})",
-    )
 
 
 def wants_config(argv: Sequence[str]) -> bool:
@@ -120,7 +96,8 @@ class _Row:
 
 
 def run_configured(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
-    from mcprobe.cli import commands as cli
+    from mcprobe.cli.audit_args import check_audit_args, config_line, invocation_of
+    from mcprobe.cli.audit_run import run_audit
 
     mine, rest = _split(argv)
     if len(mine["--config"]) != 1:
@@ -142,7 +119,7 @@ def run_configured(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     except ConfigError as exc:
         raise _usage(f"--config: {exc}") from None
     if len(servers) == 1 and out_dir is None:
-        return cli.run(["audit", *rest, *server_argv(servers[0])], stdout, stderr)
+        return run_audit([*rest, *server_argv(servers[0])], stdout, stderr)
     if any(
         a in ("--output", "--baseline", "--examples", "--report", "--report-dir")
         or a.startswith(("--output=", "--baseline=", "--examples=", "--report=", "--report-dir="))
@@ -152,7 +129,7 @@ def run_configured(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
             "several servers: use --output-dir (one report each); --output, --report, "
             "--baseline and --examples apply to one --server"
         )
-    checked = [cli._check_audit_args([*rest, *server_argv(s)], io.StringIO()) for s in servers]
+    checked = [check_audit_args([*rest, *server_argv(s)], io.StringIO()) for s in servers]
     asked = next((a.ns for a in checked if a.ns.format or a.ns.json), None)
     if out_dir is None and asked is not None:
         named = "--json" if asked.json else f"--format {asked.format}"
@@ -162,10 +139,10 @@ def run_configured(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         )
     if out_dir is not None:
         _make_dir(out_dir)
-    invocations = [(s, cli._invocation(a)) for s, a in zip(servers, checked, strict=True)]
+    invocations = [(s, invocation_of(a)) for s, a in zip(servers, checked, strict=True)]
     config = checked[0].config_path
     if config is not None and not invocations[0][1].console_mode.quiet:
-        stderr.write(cli.config_line(config) + "\n")
+        stderr.write(config_line(config) + "\n")
     rows = _audit_all(invocations, parallel, out_dir, stderr)
     stdout.write(summary_table(rows))
     stdout.flush()
@@ -207,13 +184,13 @@ def _audit_all(
     async def one(index: int, server: HostServer, invocation: AuditInvocation) -> None:
         from mcprobe.report.redact import Redactor
 
-        redactor = Redactor.of(invocation.spec.secret_values())
+        redactor = Redactor.of(invocation.request.spec.secret_values())
 
         def say(text: str) -> None:
             stderr.write(redactor.prose(f"mcprobe: [{_clean(server.name)}] {text}") + "\n")
 
         progress = None
-        if invocation.fuzz and not invocation.console_mode.quiet:
+        if invocation.request.fuzz and not invocation.console_mode.quiet:
             progress = Progress(stderr, mode="per-tool", prefix=f"[{_clean(server.name)}] ")
         rows[index] = await _audit_one(server, invocation, progress, out_dir, say)
 
@@ -240,13 +217,8 @@ async def _audit_one(
     say: object,
 ) -> _Row:
     from mcprobe import render_report
-    from mcprobe.cli.commands import (
-        EXIT_CONNECT,
-        EXIT_INTERNAL,
-        EXIT_USAGE,
-        evaluate_gates,
-        run_invocation,
-    )
+    from mcprobe.cli.audit_run import evaluate_gates, run_invocation
+    from mcprobe.cli.exit_codes import EXIT_CONNECT, EXIT_INTERNAL, EXIT_USAGE
     from mcprobe.core.errors import ConnectFailed, UsageError
 
     assert callable(say)

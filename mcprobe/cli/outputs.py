@@ -126,9 +126,9 @@ exit codes: 0 rendered, 1 usage error (bad option, unreadable or invalid report)
 
 
 def _render_parser(out: TextIO) -> argparse.ArgumentParser:
-    from mcprobe.cli.commands import _Parser
+    from mcprobe.cli.parser import Parser
 
-    p = _Parser(out, prog="mcprobe render", add_help=False, allow_abbrev=False)
+    p = Parser(out, prog="mcprobe render", add_help=False, allow_abbrev=False)
     p.add_argument("-h", "--help", action="store_true")
     p.add_argument("report_file", nargs="?", metavar="REPORT.json")
     p.add_argument("--format", choices=FORMAT_NAMES)

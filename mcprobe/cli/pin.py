@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TextIO
 
-from mcprobe.cli import commands as cli
+from mcprobe.cli import audit_args as cli
+from mcprobe.cli.exit_codes import EXIT_CONNECT, EXIT_OK
 from mcprobe.core.errors import UsageError
 
 __all__ = ["run_pin"]
@@ -24,7 +25,7 @@ _CONFIG_KEYS = ("timeout", "connect_timeout")
 def run_pin(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     """The target options of ``mcprobe audit`` (URL, -- COMMAND, --stdio, --env, --header, ...);
     the audit-only ones are a usage error. Exit 0, 1 (usage) or 2 (could not connect)."""
-    args = cli._check_audit_args(argv, stdout, config_keys=_CONFIG_KEYS, name="pin")
+    args = cli.check_audit_args(argv, stdout, config_keys=_CONFIG_KEYS, name="pin")
     used = [name for name in _AUDIT_ONLY if getattr(args.ns, name, None)]
     if used:
         flag = "--" + used[0].replace("_", "-")
@@ -50,7 +51,7 @@ def run_pin(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         text = anyio.run(go)
     except ConnectFailed as failure:
         message = cli.connect_message(spec, failure)
-        stderr.write(cli._encodable(redactor.prose(message)) + "\n")
-        return cli.EXIT_CONNECT
-    stdout.write(cli._encodable(text))  # scrubbed as data (lock_text), not as serialised text
-    return cli.EXIT_OK
+        stderr.write(cli.encodable(redactor.prose(message)) + "\n")
+        return EXIT_CONNECT
+    stdout.write(cli.encodable(text))  # scrubbed as data (lock_text), not as serialised text
+    return EXIT_OK

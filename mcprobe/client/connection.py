@@ -72,6 +72,7 @@ from mcprobe.core.model import (
     Severity,
 )
 from mcprobe.core.security.proofs import CanarySighting
+from mcprobe.core.target_protocol import Era
 from mcprobe.core.target_spec import TRANSPORTS_BY_NAME, TargetSpec, Wire, scrub
 from mcprobe.core.version import __version__
 
@@ -97,7 +98,6 @@ per-call timeout, but the call never waits longer than this many per-call timeou
 _STDERR_QUOTE = 600
 
 Phase = Literal["start", "initialize", "listing"]
-Era = Literal["handshake", "modern"]
 Protocol = Literal["auto", "handshake", "modern"]
 
 

@@ -6,11 +6,14 @@ audit orchestration only ever see this Protocol, so they can be tested with in-m
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from mcprobe.core.isolation import Isolation
 from mcprobe.core.model import JSON, Finding, RawCall, RestartAttempt, ServerSnapshot
 from mcprobe.core.security.proofs import CanarySighting
+
+Era = Literal["handshake", "modern"]
+"""A protocol era: ``handshake`` (initialize, up to 2025-11-25) or ``modern`` (2026-07-28)."""
 
 
 class Target(Protocol):
@@ -75,7 +78,7 @@ class RequestTarget(Target, Protocol):
     it (``TargetConnection`` is one; simple fakes of ``Target`` need not be)."""
 
     @property
-    def era(self) -> str:
+    def era(self) -> Era:
         """``handshake`` (initialize) or ``modern`` (2026-07-28)."""
         ...
 

@@ -1,8 +1,10 @@
 """One audit, end to end: lint → fuzz → score → report → Markdown.
 
-``run_audit`` works on an already open ``Target`` (the MCP server's registry holds those);
-``audit_spec`` opens the target itself and is what the CLI and the library call. Both produce
-the same ``ConformanceReport``, so every front-end shows the same numbers.
+``audit(request)`` is the one entry point: every front-end (the CLI, the MCP server, the
+library) builds an ``AuditRequest`` (``engine/request.py``) and calls it, either to open the
+target itself or on a target the caller holds open (``Opened``: the MCP server's registry).
+The report is built once (``report/build.py``), then scrubbed, then rendered to Markdown, so
+every front-end shows the same numbers.
 
 Secrets: the report is built from secret-free parts (``describe_target``, scrubbed target
 findings), then scrubbed field by field (``report/redact.py``: the target's strings, never
@@ -14,22 +16,20 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 import anyio
 
 from mcprobe.client.canary import with_canary
 from mcprobe.client.connection import open_target
-from mcprobe.client.transports.stdio import AFTER_REPORT_GRACE
 from mcprobe.core.cases.discovery import discover_values
-from mcprobe.core.cases.selection import DEFAULT_MAX_TOOLS
 from mcprobe.core.cases.user_examples import checked_examples
 from mcprobe.core.checks.catalogue import CheckResult, SurfaceRun
 from mcprobe.core.lint.engine import lint_server
-from mcprobe.core.lint.suppress import RuleOverride, apply_overrides
+from mcprobe.core.lint.suppress import apply_overrides
 from mcprobe.core.lint.surface_security import surface_security_findings
 from mcprobe.core.model import Finding, FuzzRun
 from mcprobe.core.score.dimensions import score_server
@@ -37,6 +37,7 @@ from mcprobe.core.score.surface import apply_surface
 from mcprobe.core.security.proofs import canary_findings, echo_findings, sighting_findings
 from mcprobe.core.security.results import credential_findings, exposed_values
 from mcprobe.core.target_protocol import (
+    Era,
     IsolatedTarget,
     RequestTarget,
     Target,
@@ -45,10 +46,11 @@ from mcprobe.core.target_protocol import (
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.core.version import __version__
 from mcprobe.engine.attack_probes import answer_security
-from mcprobe.engine.fuzz_runner import DEFAULT_CONCURRENCY, ProgressCallback, run_fuzz
+from mcprobe.engine.fuzz_runner import ProgressCallback, run_fuzz
 from mcprobe.engine.offload import computed
 from mcprobe.engine.progress_probes import progress_checks, traces_so_far
 from mcprobe.engine.protocol_probes import run_surface_probes, second_connection_checks
+from mcprobe.engine.request import AuditRequest
 from mcprobe.engine.security_watch import WatchedTarget, observations, relisting_findings
 from mcprobe.engine.timeline import LOGGER, phase
 from mcprobe.report.build import build_report
@@ -59,7 +61,7 @@ from mcprobe.report.model import (
     describe_isolation,
     describe_target,
 )
-from mcprobe.report.pinning import Lock, drift_against
+from mcprobe.report.pinning import drift_against
 from mcprobe.report.redact import Redactor
 from mcprobe.report.render.markdown import render_markdown
 from mcprobe.report.surface import surface_out
@@ -67,113 +69,142 @@ from mcprobe.report.surface import surface_out
 if TYPE_CHECKING:
     import subprocess
 
-__all__ = ["AuditOptions", "audit_spec", "run_audit"]
+__all__ = ["AuditRequest", "Opened", "audit"]
 
 
-@dataclass(frozen=True)
-class AuditOptions:
-    """Knobs of one audit.
-
-    ``fuzz_writes`` consents to calling tools that declare ``destructiveHint: false`` (additive
-    writes), ``fuzz_destructive`` to calling every tool (it implies writes; see
-    ``core.selection``); ``include`` narrows the fuzzed tools to these names;
-    ``call_timeout`` is the per-call limit (None: the spec's, 30 s by default);
-    ``overall_timeout`` bounds the whole audit, connect
-    included when ``audit_spec`` connects (None: unbounded apart from the per-call limits).
-    """
-
-    max_tools: int = DEFAULT_MAX_TOOLS
-    fuzz_writes: bool = False
-    fuzz_destructive: bool = False
-    include: tuple[str, ...] | None = None
-    skip_tools: tuple[str, ...] = ()  # never called, isolated or not (--skip-tools)
-    concurrency: int = DEFAULT_CONCURRENCY
-    call_timeout: float | None = None
-    overall_timeout: float | None = None
-    overrides: tuple[RuleOverride, ...] = ()  # the config file's per-rule ignore/severity
-    close_grace: float = AFTER_REPORT_GRACE  # stdio: exit-on-EOF time once the report is done
-    surface: bool = True  # the resource, prompt and protocol checks (read-only by the spec)
-    lock: Lock | None = None  # `mcprobe pin` output: the report's drift section compares with it
-    # tool name → the user's argument objects (the valid control, provenance ``user``); checked
-    # against the listed schemas before any call (``core/cases/user_examples.py``)
-    examples: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
-
-    def deadline(self) -> float | None:
-        """The absolute ``anyio.current_time()`` deadline for an audit starting now."""
-        if self.overall_timeout is None:
-            return None
-        return anyio.current_time() + self.overall_timeout
-
-
-def _with_isolation(target_out: TargetOut | None, target: Target) -> TargetOut | None:
+def _with_isolation(target_out: TargetOut, target: Target) -> TargetOut:
     """The report's target with how it ran (sandboxed or not), when the target knows."""
-    if target_out is None or not isinstance(target, IsolatedTarget):
+    if not isinstance(target, IsolatedTarget):
         return target_out
     return target_out.model_copy(update={"isolation": describe_isolation(target.isolation)})
 
 
-async def run_audit(
-    target: Target,
+@dataclass(frozen=True)
+class Opened:
+    """A target the caller already holds open (the MCP server's registry): audited as it is,
+    never closed here; ``connection_id`` names it in the report."""
+
+    target: Target
+    connection_id: str | None = None
+
+
+async def audit(
+    request: AuditRequest,
     *,
-    fuzz: bool,
-    options: AuditOptions | None = None,
+    progress: ProgressCallback | None = None,
+    opened: Opened | None = None,
+    started: subprocess.Popen[bytes] | None = None,
+    on_report: Callable[[ConformanceReport], None] | None = None,
+) -> ConformanceReport:
+    """The one entry point of the pipeline: audit what ``request`` says, return its report.
+
+    Without ``opened``, connect to ``request.spec``, audit, disconnect; raises
+    ``mcprobe.core.errors.ConnectFailed`` when the target cannot be reached or handshaken in
+    time. ``started``: a stdio target already started from the spec (see ``open_target``),
+    adopted and owned from here on. Closing comes last: once the report is complete,
+    ``on_report`` gets it while the target is still open (the CLI writes it out there, so the
+    user has it before the shutdown), and the target then only gets ``request.close_grace`` to
+    exit on stdin EOF before SIGTERM.
+
+    With ``opened``, audit that open target (no fresh connections: they start the target
+    again) and leave it open."""
+    deadline = request.deadline()
+    if opened is not None:
+        return await _audit_open(
+            opened.target,
+            request,
+            connection_id=opened.connection_id,
+            progress=progress,
+            deadline=deadline,
+        )
+    spec = request.spec
+    if started is None:
+        spec = with_canary(spec)  # a pre-started target got its canary from its starter
+    LOGGER.info("target start 1: the audit (listing, fuzz calls, resource/prompt/protocol checks)")
+    async with open_target(spec, deadline=deadline, started=started) as target:
+        LOGGER.info("target start 1: connected (%s)", target.snapshot.protocol_version)
+        second = (
+            partial(
+                second_connection_checks,
+                spec,
+                deadline,
+                request.timeout,
+                protocol=spec.protocol,
+                wire=target.transport,
+            )
+            if request.fresh_connections
+            else None
+        )
+        report = await _audit_open(
+            target,
+            dataclasses.replace(request, spec=spec),
+            progress=progress,
+            deadline=deadline,
+            second_connection=second,
+        )
+        target.close_soon(request.close_grace)
+        if on_report is not None:
+            on_report(report)
+        return report
+
+
+async def _audit_open(
+    target: Target,
+    request: AuditRequest,
+    *,
     connection_id: str | None = None,
-    target_out: TargetOut | None = None,
-    secrets: Sequence[str] = (),
     progress: ProgressCallback | None = None,
     deadline: float | None = None,
-    canary: tuple[str, str] | None = None,
-    echo_secrets: Sequence[tuple[str, str]] = (),
-    second_connection: Callable[[str], Awaitable[tuple[list[CheckResult], list[str]]]]
+    second_connection: Callable[[Era], Awaitable[tuple[list[CheckResult], list[Era]]]]
     | None = None,
-    avoid_paths: Sequence[str] = (),
 ) -> ConformanceReport:
-    """Audit an open target. ``deadline`` (absolute) overrides ``options.overall_timeout``;
-    ``secrets`` are scrubbed from the report (``report/redact.py``). ``canary`` (name, value) is the
-    variable planted in the target's environment; ``echo_secrets`` the (kind, value) credentials
-    mcprobe sent: both are looked for in every answer (``core/security/proofs.py``).
+    """Audit an open target. ``deadline`` is absolute. From the spec: the secrets scrubbed from
+    the report (``report/redact.py``), the canary (name, value) planted in the target's
+    environment and the credentials mcprobe sends (both looked for in every answer:
+    ``core/security/proofs.py``), and where the target's own files are (its arguments and
+    working directory: the attack probes plant their file outside them).
     ``second_connection`` makes the checks that need a fresh connection to the same target
     (version negotiation, the other era), given the era of ``target``; it returns those checks
-    and the eras the target speaks. ``avoid_paths``: where the target's own files are (its
-    arguments and working directory); the attack probes plant their file outside them."""
-    options = options or AuditOptions()
-    target_out = _with_isolation(target_out, target)
-    if deadline is None:
-        deadline = options.deadline()
+    and the eras the target speaks."""
+    spec = request.spec
+    secrets = spec.secret_values()
+    canary = spec.canary()
+    echo_secrets = spec_credentials(spec)
+    target_out = _with_isolation(describe_target(spec), target)
     if progress is not None and secrets:
         progress = _scrubbed_progress(progress, Redactor.of(secrets))
     snapshot = target.snapshot
     fuzz_run: FuzzRun | None = None
     watch = WatchedTarget(target)
     traced = traces_so_far(target)  # calls of earlier audits on this connection are not judged
-    examples = checked_examples(snapshot.tools, options.examples) if options.examples else {}
+    examples = checked_examples(snapshot.tools, request.examples) if request.examples else {}
     fuzz_started = anyio.current_time()
     isolated = isinstance(target, IsolatedTarget) and target.isolation.isolated
-    if fuzz:
+    if request.fuzz:
         async with phase("fuzz calls"):
             fuzz_run = await run_fuzz(
                 cast(Target, watch),
                 snapshot.tools,
-                max_tools=options.max_tools,
-                fuzz_writes=options.fuzz_writes,
-                fuzz_destructive=options.fuzz_destructive,
-                include=options.include,
+                max_tools=request.max_tools,
+                fuzz_writes=request.fuzz_writes,
+                fuzz_destructive=request.fuzz_destructive,
+                include=request.include,
                 isolated=isolated,
-                skip=options.skip_tools,
-                concurrency=options.concurrency,
-                call_timeout=options.call_timeout,
+                skip=request.skip_tools,
+                concurrency=request.concurrency,
+                call_timeout=request.timeout,
                 deadline=deadline,
                 progress=progress,
                 examples=examples,
-                discovered=discover_values(target_out.args) if target_out is not None else None,
+                discovered=discover_values(target_out.args),
             )
-    era = target.era if isinstance(target, RequestTarget) else "handshake"
-    second: list[tuple[list[CheckResult], list[str]]] = []
+    era: Era = target.era if isinstance(target, RequestTarget) else "handshake"
+    second: list[tuple[list[CheckResult], list[Era]]] = []
     async with anyio.create_task_group() as alongside:
         # The checks on fresh connections (other processes) start with the attack probes: the
         # probes' latencies are scored nowhere, so a process booting beside them distorts
         # nothing, and the audit waits for the slower of the two instead of their sum.
-        if options.surface and isinstance(target, RequestTarget) and second_connection:
+        if request.surface and isinstance(target, RequestTarget) and second_connection:
             alongside.start_soon(_second, second_connection, era, second)
         # The attack probes (with consent to call every tool) and the scan of every answer.
         async with phase("attack probes and the answer scan"):
@@ -181,17 +212,17 @@ async def run_audit(
                 watch,
                 snapshot.tools,
                 fuzz_run,
-                probe=options.fuzz_destructive or isolated,  # consent follows isolation
-                avoid=avoid_paths,
+                probe=request.fuzz_destructive or isolated,  # consent follows isolation
+                avoid=_target_paths(spec),
                 isolated=isolated,
                 pid=target.pid if isinstance(target, IsolatedTarget) else None,
-                concurrency=options.concurrency,
-                call_timeout=options.call_timeout,
+                concurrency=request.concurrency,
+                call_timeout=request.timeout,
                 deadline=deadline,
                 fuzz_seconds=anyio.current_time() - fuzz_started,
                 known=[value for _, value in echo_secrets],
             )
-        surface = await _checks_after_fuzz(target, fuzz_run, options, era, traced)
+        surface = await _checks_after_fuzz(target, fuzz_run, request, era, traced)
     eras = [era]
     if second and surface is not None:
         extra, eras = second[0]
@@ -206,11 +237,11 @@ async def run_audit(
     async with phase("relisting (tools/list again, for rug pulls)"):
         findings += await relisting_findings(target, fuzzed=fuzz_run is not None)
     # Overrides apply before scoring, so the score and every rendering agree; each one is noted.
-    findings, notes = apply_overrides(findings, options.overrides)
+    findings, notes = apply_overrides(findings, request.overrides)
     # Resource and prompt lint is reported, not scored by Schema Quality (a rate over tools);
     # the surface checks fold into the score through apply_surface.
     surface_findings, surface_notes = apply_overrides(
-        list(surface.findings) if surface is not None else [], options.overrides
+        list(surface.findings) if surface is not None else [], request.overrides
     )
     notes = [*notes, *surface_notes, *probe_notes]
     score = await computed(partial(score_server, snapshot, findings, fuzz_run))
@@ -231,8 +262,16 @@ async def run_audit(
             f"Canary: `{canary[0]}={canary[1]}` was added to the target's environment (not a "
             "secret); security.canary_leak reports any answer that contains it."
         )
-    elif target_out is not None and target_out.transport in _REMOTE:
+    elif target_out.transport in _REMOTE:
         notes.append(_NO_CANARY_OVER_HTTP)
+    if era == "modern":
+        # 2026-07-28 requests declare no client capabilities (see client.connection._discover).
+        target_out = target_out.model_copy(update={"client_capabilities": []})
+    drift = (
+        drift_against(request.lock, snapshot, Redactor.of(secrets))
+        if request.lock is not None
+        else None
+    )
     report = await computed(
         partial(
             build_report,
@@ -244,19 +283,12 @@ async def run_audit(
             connection_id=connection_id,
             target=target_out,
             notes=notes,
+            surface=surface_out(surface) if surface is not None else None,
+            era=era,
+            eras=eras,
+            drift=drift,
         )
     )
-    if surface is not None:
-        report = report.model_copy(update={"surface": surface_out(surface)})
-    server = report.server.model_copy(update={"era": era, "eras": eras})
-    report = report.model_copy(update={"server": server})
-    if era == "modern" and report.target is not None:
-        # 2026-07-28 requests declare no client capabilities (see target.connection._discover).
-        target_out = report.target.model_copy(update={"client_capabilities": []})
-        report = report.model_copy(update={"target": target_out})
-    if options.lock is not None:
-        drift = drift_against(options.lock, snapshot, Redactor.of(secrets))
-        report = report.model_copy(update={"drift": drift})
     # Credentials the target handed out are reported masked, never republished anywhere.
     contents = [t for t in surface.texts if t.kind == "content"] if surface is not None else []
     scrubbed = (*secrets, *leaked, *exposed_values((), contents))
@@ -282,27 +314,27 @@ _NO_CANARY_OVER_HTTP = (
 async def _checks_after_fuzz(
     target: Target,
     fuzz_run: FuzzRun | None,
-    options: AuditOptions,
+    request: AuditRequest,
     era: str,
     traced: int,
 ) -> SurfaceRun | None:
     """The resource/prompt/protocol checks and the cancellation probe on the audited
     connection, after the fuzz calls and the attack probes (the fresh-connection checks run
-    beside them: ``run_audit``)."""
+    beside them: ``_audit_open``)."""
     # After the fuzz calls, whose latencies are scored: a fresh process booting beside them
     # would slow them down, mcprobe's doing, not the server's (SPEC §5.1). The surface checks
     # come after fuzzing, so a resource read that kills the target cannot cost the tools their
     # cases.
-    if not (options.surface and isinstance(target, RequestTarget)):
+    if not (request.surface and isinstance(target, RequestTarget)):
         return None
-    surface, observed = await _surface_and_cancellation(target, fuzz_run, options, era, traced)
+    surface, observed = await _surface_and_cancellation(target, fuzz_run, request, era, traced)
     return dataclasses.replace(surface, checks=(*surface.checks, *observed))
 
 
 async def _second(
-    second_connection: Callable[[str], Awaitable[tuple[list[CheckResult], list[str]]]],
-    era: str,
-    into: list[tuple[list[CheckResult], list[str]]],
+    second_connection: Callable[[Era], Awaitable[tuple[list[CheckResult], list[Era]]]],
+    era: Era,
+    into: list[tuple[list[CheckResult], list[Era]]],
 ) -> None:
     async with phase("checks on fresh connections (version negotiation, other era, HTTP)"):
         into.append(await second_connection(era))
@@ -311,7 +343,7 @@ async def _second(
 async def _surface_and_cancellation(
     target: RequestTarget,
     fuzz_run: FuzzRun | None,
-    options: AuditOptions,
+    request: AuditRequest,
     era: str,
     traced: int,
 ) -> tuple[SurfaceRun, list[CheckResult]]:
@@ -322,7 +354,7 @@ async def _surface_and_cancellation(
 
     async def surface() -> None:
         async with phase("resource, prompt and protocol checks"):
-            found.append(await run_surface_probes(target, timeout=options.call_timeout, era=era))
+            found.append(await run_surface_probes(target, timeout=request.timeout, era=era))
 
     async def cancellation() -> None:
         async with phase("progress checks and the cancellation probe"):
@@ -347,55 +379,6 @@ def _beyond_tools(
         found += surface_security_findings(surface.texts)
         found += credential_findings((), [t for t in surface.texts if t.kind == "content"])
     return found
-
-
-async def audit_spec(
-    spec: TargetSpec,
-    *,
-    fuzz: bool,
-    options: AuditOptions | None = None,
-    progress: ProgressCallback | None = None,
-    started: subprocess.Popen[bytes] | None = None,
-    on_report: Callable[[ConformanceReport], None] | None = None,
-) -> ConformanceReport:
-    """Connect to ``spec``, audit it, disconnect. Raises ``mcprobe.core.errors.ConnectFailed`` when
-    the target cannot be reached or handshaken in time. ``started``: a stdio target already
-    started from ``spec`` (see ``open_target``), adopted and owned from here on.
-
-    Closing comes last: once the report is complete, ``on_report`` gets it while the target is
-    still open (the CLI writes it out there, so the user has it before the shutdown), and the
-    target then only gets ``options.close_grace`` to exit on stdin EOF before SIGTERM."""
-    options = options or AuditOptions()
-    deadline = options.deadline()
-    if started is None:
-        spec = with_canary(spec)  # a pre-started target got its canary from its starter
-    LOGGER.info("target start 1: the audit (listing, fuzz calls, resource/prompt/protocol checks)")
-    async with open_target(spec, deadline=deadline, started=started) as target:
-        LOGGER.info("target start 1: connected (%s)", target.snapshot.protocol_version)
-        report = await run_audit(
-            target,
-            fuzz=fuzz,
-            options=options,
-            target_out=describe_target(spec),
-            secrets=spec.secret_values(),
-            progress=progress,
-            deadline=deadline,
-            canary=spec.canary(),
-            echo_secrets=spec_credentials(spec),
-            avoid_paths=_target_paths(spec),
-            second_connection=partial(
-                second_connection_checks,
-                spec,
-                deadline,
-                options.call_timeout,
-                protocol=spec.protocol,
-                wire=target.transport,
-            ),
-        )
-        target.close_soon(options.close_grace)
-        if on_report is not None:
-            on_report(report)
-        return report
 
 
 def _target_paths(spec: TargetSpec) -> list[str]:

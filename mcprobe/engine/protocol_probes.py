@@ -61,7 +61,7 @@ from mcprobe.core.errors import ConnectFailed
 from mcprobe.core.lint.security_text import ModelText
 from mcprobe.core.lint.surface_security import LISTING_KINDS, content_texts, listing_texts
 from mcprobe.core.model import JSON, Finding, RawCall, RawKind
-from mcprobe.core.target_protocol import RequestTarget
+from mcprobe.core.target_protocol import Era, RequestTarget
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.http_probes import run_http_probes
 from mcprobe.engine.timeline import phase
@@ -365,16 +365,16 @@ async def second_connection_checks(
     spec: TargetSpec,
     deadline: float | None,
     timeout: float | None,
-    era: str,
+    era: Era,
     protocol: str,
     wire: str = "http",
-) -> tuple[list[CheckResult], list[str]]:
+) -> tuple[list[CheckResult], list[Era]]:
     """The checks that need a fresh connection to the same target, and the eras it speaks:
     on a handshake-era target, version negotiation and (``protocol="auto"``) whether it also
     speaks 2026-07-28. A modern-era audit reached under ``auto`` only after initialize was
     refused, so the target speaks that era alone. ``wire``: the protocol the audit spoke (``sse``
     after the fallback from Streamable HTTP)."""
-    eras = [era]
+    eras: list[Era] = [era]
     checks: list[CheckResult] = []
     found: list[CheckResult] = []
     modern: list[tuple[bool, list[CheckResult]]] = []

@@ -25,6 +25,7 @@ from mcprobe.core.model import (
 )
 from mcprobe.core.quoting import quoted, quoted_list
 from mcprobe.core.schema.safe_json import safe_text
+from mcprobe.core.target_protocol import Era
 from mcprobe.core.verdicts import (
     CRITICAL_KEYS,
     VERDICTS,
@@ -42,12 +43,14 @@ from mcprobe.report.model import (
     CriticalOut,
     DeductionOut,
     DimensionOut,
+    DriftOut,
     FindingOut,
     FuzzResultOut,
     FuzzSummaryOut,
     LocationOut,
     ServerOut,
     SkippedToolOut,
+    SurfaceOut,
     TargetDeathOut,
     TargetOut,
     safe_field,
@@ -295,10 +298,16 @@ def build_report(
     connection_id: str | None = None,
     target: TargetOut | None = None,
     notes: Sequence[str] = (),
+    surface: SurfaceOut | None = None,
+    era: Era | None = None,
+    eras: Sequence[Era] = (),
+    drift: DriftOut | None = None,
 ) -> ConformanceReport:
-    """The report for one audit. ``findings`` are used as given (lint plus any server-level
-    findings the caller collected); they are sorted worst severity first, stably.
-    ``markdown`` is left None: callers add it with ``report.model_copy(update=...)``."""
+    """The report for one audit, built once from everything the audit found. ``findings`` are
+    used as given (lint plus any server-level findings the caller collected); they are sorted
+    worst severity first, stably. ``era``: the one the audited connection spoke; ``eras``: every
+    one the target speaks (default: ``era``). ``markdown`` is left None: it is rendered from the
+    scrubbed report (``engine.audit``)."""
     killer = " ".join(fuzz.crashed_by) if fuzz and fuzz.crashed_by else None
     fuzz_results = [to_result_out(r, killer) for r in fuzz.results] if fuzz else []
     coverage: CoverageOut | None = None
@@ -338,6 +347,8 @@ def build_report(
             protocol_version=snapshot.protocol_version,
             instructions=snapshot.instructions,
             capabilities=dict(snapshot.capabilities),
+            era=era,
+            eras=list(eras) or ([era] if era is not None else []),
         ),
         overall=score.overall,
         grade=score.grade,
@@ -374,6 +385,8 @@ def build_report(
         fuzz_stopped=fuzz.stopped if fuzz is not None else None,
         notes=all_notes,
         protocol_notes=protocol_notes(fuzz) if fuzz is not None else [],
+        surface=surface,
+        drift=drift,
     )
     return derive_verdicts(report)
 

@@ -45,10 +45,11 @@ from mcprobe.core.target_spec import (
 )
 from mcprobe.core.verdicts import FLAG_KEYS
 from mcprobe.core.version import __version__
-from mcprobe.engine.audit import AuditOptions, audit_spec, run_audit, spec_credentials
+from mcprobe.engine.audit import Opened, audit
 from mcprobe.engine.fuzz_runner import ProgressCallback
+from mcprobe.engine.request import AuditRequest
 from mcprobe.report.formats import RenderOptions, output_format
-from mcprobe.report.model import ConformanceReport, FuzzSummaryOut, ServerOut, describe_target
+from mcprobe.report.model import ConformanceReport, FuzzSummaryOut, ServerOut
 from mcprobe.report.pinning import lock_of, parse_lock
 from mcprobe.report.render.markdown import render_markdown
 from mcprobe.report.summary import summary_report
@@ -174,7 +175,7 @@ async def probe_lint(
     registry: ConnectionRegistry, args: ConnectionInput, progress: ProgressCallback | None
 ) -> ToolOutput:
     connection = registry.get(args.connection_id)
-    report = await _audit(connection, fuzz=False)
+    report = await _audit(connection, AuditRequest(connection.spec))
     counts = {"error": 0, "warning": 0, "info": 0}
     for finding in report.findings:
         counts[finding.severity] += 1
@@ -200,7 +201,9 @@ async def probe_fuzz(
     registry: ConnectionRegistry, args: FuzzInput, progress: ProgressCallback | None
 ) -> ToolOutput:
     connection = registry.get(args.connection_id)
-    options = AuditOptions(
+    request = AuditRequest(
+        connection.spec,
+        fuzz=True,
         max_tools=DEFAULT_MAX_TOOLS if args.max_tools is None else args.max_tools,
         fuzz_writes=args.fuzz_writes,
         fuzz_destructive=args.fuzz_destructive,
@@ -209,7 +212,7 @@ async def probe_fuzz(
         concurrency=args.concurrency,
         examples=normalise_examples(args.examples) if args.examples else {},
     )
-    report = await _audit(connection, fuzz=True, options=options, progress=progress)
+    report = await _audit(connection, request, progress)
     assert report.coverage is not None and report.fuzz_summary is not None
     out = FuzzOutput(
         connection_id=connection.id,
@@ -234,8 +237,12 @@ async def probe_fuzz(
     return ToolOutput(out, "\n".join(lines), connection.spec.secret_values())
 
 
-def _report_options(args: ReportOptions) -> AuditOptions:
-    return AuditOptions(
+def _report_request(spec: TargetSpec, args: ReportOptions, *, fresh: bool) -> AuditRequest:
+    """The audit ``args`` ask for: ``fresh`` runs the checks that start the target again."""
+    return AuditRequest(
+        spec,
+        fuzz=args.fuzz,
+        fresh_connections=fresh,
         max_tools=DEFAULT_MAX_TOOLS if args.max_tools is None else args.max_tools,
         fuzz_writes=args.fuzz_writes,
         fuzz_destructive=args.fuzz_destructive,
@@ -265,11 +272,9 @@ async def probe_audit(
 ) -> ToolOutput:
     """Connect, audit, report, disconnect: nothing stays open, so it works when every call
     reaches a fresh mcprobe (the MCP Inspector CLI). The same pipeline as ``mcprobe audit``
-    (``engine.audit.audit_spec``), second-connection checks included."""
+    (``engine.audit.audit``), second-connection checks included."""
     spec = spec_from_input(args)
-    report = await audit_spec(
-        spec, fuzz=args.fuzz, options=_report_options(args), progress=progress
-    )
+    report = await audit(_report_request(spec, args, fresh=True), progress=progress)
     return _report_output(report, args, spec.secret_values())
 
 
@@ -277,11 +282,11 @@ async def probe_report(
     registry: ConnectionRegistry, args: ReportInput, progress: ProgressCallback | None
 ) -> ToolOutput:
     connection = registry.get(args.connection_id)
-    options = _report_options(args)
+    request = _report_request(connection.spec, args, fresh=False)
     # The checks that need a second connection (version negotiation, the other era, the HTTP
     # transport checks) are probe_audit's: run here they would start the target twice more on
     # every report of an open connection (a host calls probe_report repeatedly).
-    report = await _audit(connection, fuzz=args.fuzz, options=options, progress=progress)
+    report = await _audit(connection, request, progress)
     if args.pin:  # the first listing, as `mcprobe pin` writes it
         redactor = server_redactor(connection.spec.secret_values())
         lock = lock_of(connection.target.snapshot, redactor)
@@ -466,25 +471,12 @@ def spec_from_input(args: ConnectInput) -> TargetSpec:
 
 
 async def _audit(
-    connection: Connection,
-    *,
-    fuzz: bool,
-    options: AuditOptions | None = None,
-    progress: ProgressCallback | None = None,
+    connection: Connection, request: AuditRequest, progress: ProgressCallback | None = None
 ) -> ConformanceReport:
     """Audit an open connection (no second connection: that is probe_audit's, see
     probe_report)."""
-    return await run_audit(
-        connection.target,
-        fuzz=fuzz,
-        options=options,
-        connection_id=connection.id,
-        target_out=describe_target(connection.spec),
-        secrets=connection.spec.secret_values(),
-        progress=progress,
-        canary=connection.spec.canary(),
-        echo_secrets=spec_credentials(connection.spec),
-    )
+    opened = Opened(connection.target, connection.id)
+    return await audit(request, progress=progress, opened=opened)
 
 
 def report_text(report: ConformanceReport, name: str, detail: str = "full") -> str:

@@ -13,7 +13,8 @@ import pytest
 from mcprobe.cli.commands import EXIT_OK, EXIT_USAGE, run
 from mcprobe.client.transports.stdio import AFTER_REPORT_GRACE, EOF_GRACE
 from mcprobe.core.target_spec import TargetSpec
-from mcprobe.engine.audit import AuditOptions, audit_spec
+from mcprobe.engine.audit import audit
+from mcprobe.engine.request import AuditRequest
 from mcprobe.report.model import ConformanceReport
 from tests.targets import TARGETS_DIR
 from tests.targets.processes import pid_running, survivors
@@ -41,15 +42,14 @@ async def test_the_report_is_handed_over_while_the_target_runs_and_then_it_is_st
     with anyio.fail_after(60):
         # surface=False: the version-negotiation and era checks start the target again on
         # short second connections, and each start rewrites the pidfile this test reads.
-        options = AuditOptions(surface=False)
-        await audit_spec(spec, fuzz=True, options=options, on_report=on_report)
+        await audit(AuditRequest(spec, fuzz=True, surface=False), on_report=on_report)
     assert alive_at_report == [True]
     assert await survivors(pidfile) == []
 
 
 def test_the_grace_after_the_report_is_shorter_than_the_polite_one() -> None:
     assert 0 < AFTER_REPORT_GRACE < EOF_GRACE
-    assert AuditOptions().close_grace == AFTER_REPORT_GRACE
+    assert AuditRequest(TargetSpec("stdio", command=FRAGILE)).close_grace == AFTER_REPORT_GRACE
 
 
 @pytest.mark.slow

@@ -8,10 +8,16 @@ import anyio
 import pytest
 
 from mcprobe.core.model import JSON, Finding, Location, RawCall, Severity
-from mcprobe.engine.audit import AuditOptions, run_audit
-from mcprobe.report.model import TargetOut
+from mcprobe.core.target_spec import TargetSpec
 from mcprobe.report.render.markdown import render_markdown
-from tests.support.fake_target import FakeTarget, int_tool, ok_text, snapshot_of, tool_error
+from tests.support.fake_target import (
+    FakeTarget,
+    audit_open,
+    int_tool,
+    ok_text,
+    snapshot_of,
+    tool_error,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -31,7 +37,7 @@ def target_with(*tools: JSON, **kwargs: object) -> FakeTarget:
 async def test_lint_only_audit_has_findings_markdown_and_no_fuzz_section() -> None:
     target = target_with({"name": "bare", "inputSchema": {"type": "object"}})
     with anyio.fail_after(5):
-        report = await run_audit(target, fuzz=False, connection_id="c4")
+        report = await audit_open(target, connection_id="c4")
     assert target.calls == []
     assert report.coverage is None and report.fuzz == [] and report.fuzz_summary is None
     assert "tool.missing_description" in {f.code for f in report.findings}
@@ -44,7 +50,7 @@ async def test_lint_only_audit_has_findings_markdown_and_no_fuzz_section() -> No
 async def test_session_findings_join_the_lint_findings_once() -> None:
     target = target_with(int_tool("alpha"), findings=(STDOUT_NOISE, STDOUT_NOISE))
     with anyio.fail_after(5):
-        report = await run_audit(target, fuzz=False)
+        report = await audit_open(target)
     assert [f.code for f in report.findings].count("server.stdout_noise") == 1
 
 
@@ -57,7 +63,7 @@ async def test_fuzzing_audit_scores_behaviour_and_names_critical_tools() -> None
     names = ["strict", "sloppy", "sloppy_b", "sloppy_c"]
     target = target_with(*(int_tool(n) for n in names), respond=respond)
     with anyio.fail_after(5):
-        report = await run_audit(target, fuzz=True, options=AuditOptions(concurrency=2))
+        report = await audit_open(target, fuzz=True, concurrency=2)
     assert report.coverage is not None and report.coverage.fuzzed == names
     assert {d.key for d in report.dimensions if d.measured} == {
         "metadata",
@@ -76,9 +82,10 @@ async def test_fuzzing_audit_scores_behaviour_and_names_critical_tools() -> None
 async def test_options_reach_the_fuzzer() -> None:
     tools = (int_tool("alpha"), int_tool("beta"), int_tool("gamma"))
     target = target_with(*tools)
-    options = AuditOptions(max_tools=1, include=("beta", "gamma"), call_timeout=2.5)
     with anyio.fail_after(5):
-        report = await run_audit(target, fuzz=True, options=options)
+        report = await audit_open(
+            target, fuzz=True, max_tools=1, include=("beta", "gamma"), call_timeout=2.5
+        )
     assert report.coverage is not None
     assert report.coverage.fuzzed == ["beta"]
     assert {name for name, _ in target.calls} == {"beta", "mcprobe_nonexistent_tool"}
@@ -93,11 +100,9 @@ async def test_secret_values_are_scrubbed_from_every_string_of_the_report() -> N
 
     snapshot = snapshot_of((int_tool("alpha"),), instructions=f"uses {secret}")
     target = FakeTarget(snapshot=snapshot, respond=respond)
-    target_out = TargetOut(transport="http", url="http://127.0.0.1:1/mcp", bearer=True)
+    spec = TargetSpec("http", url="http://127.0.0.1:1/mcp", bearer=secret)
     with anyio.fail_after(5):
-        report = await run_audit(
-            target, fuzz=True, target_out=target_out, secrets=(secret,), connection_id="c1"
-        )
+        report = await audit_open(target, spec=spec, fuzz=True, connection_id="c1")
     dumped = json.dumps(report.model_dump(by_alias=True, mode="json"))
     assert secret not in dumped
     assert "[redacted]" in dumped
@@ -111,7 +116,7 @@ async def test_overall_timeout_stops_a_hanging_target_and_says_so() -> None:
 
     target = target_with(int_tool("alpha"), respond=respond)
     with anyio.fail_after(5):
-        report = await run_audit(target, fuzz=True, options=AuditOptions(overall_timeout=0.05))
+        report = await audit_open(target, fuzz=True, overall_timeout=0.05)
     assert report.fuzz and all(r.outcome == "notRun" for r in report.fuzz)
     assert any("deadline" in note for note in report.notes)
 
@@ -126,7 +131,7 @@ async def test_a_target_death_is_reported_with_its_stderr_tail_and_blames_no_unr
     tools = (int_tool("bomb"), int_tool("after"))
     target = DyingTarget(snapshot=snapshot_of(tools), dies_on="bomb")
     with anyio.fail_after(5):
-        report = await run_audit(target, fuzz=True, options=AuditOptions(concurrency=1))
+        report = await audit_open(target, fuzz=True, concurrency=1)
     assert any("Segmentation fault" in note for note in report.notes)
     assert any("target died and this kind of target cannot be restarted" in n for n in report.notes)
     assert all(r.outcome == "notRun" for r in report.fuzz if r.name == "after")

@@ -15,8 +15,10 @@ import pytest
 from mcprobe.core.checks.catalogue import CheckResult, Verdict, check_result
 from mcprobe.core.checks.progress import CancelObservation, ProgressTrace
 from mcprobe.core.model import JSON, Finding, RawCall, RawKind
-from mcprobe.engine.audit import AuditOptions, run_audit
-from tests.support.fake_target import FakeTarget, int_tool, snapshot_of
+from mcprobe.core.target_protocol import Era
+from mcprobe.engine.audit import _audit_open
+from mcprobe.engine.request import AuditRequest
+from tests.support.fake_target import FAKE_SPEC, FakeTarget, audit_open, int_tool, snapshot_of
 
 pytestmark = pytest.mark.anyio
 
@@ -86,7 +88,7 @@ async def test_the_fresh_connection_checks_wait_for_the_fuzz_calls_then_run_besi
         order.append(f"answered {name}")
         return await _slow_ok(name, arguments)
 
-    async def second_connection(era: str) -> tuple[list[CheckResult], list[str]]:
+    async def second_connection(era: Era) -> tuple[list[CheckResult], list[Era]]:
         order.append("second connection begun")
         began.set()
         await anyio.sleep(0.05)
@@ -104,7 +106,9 @@ async def test_the_fresh_connection_checks_wait_for_the_fuzz_calls_then_run_besi
 
     target = Waiting(snapshot=snapshot_of((int_tool("alpha"),)), respond=respond)
     with anyio.fail_after(4 * _WAIT):
-        report = await run_audit(target, fuzz=True, second_connection=second_connection)
+        # The engine's open-target step, given a fake maker of the fresh-connection checks.
+        request = AuditRequest(FAKE_SPEC, fuzz=True)
+        report = await _audit_open(target, request, second_connection=second_connection)
     # Every fuzz call was answered before the second process started (their latencies are
     # scored); then the second connection and the cancellation probe ran side by side.
     first_second = order.index("second connection begun")
@@ -123,7 +127,7 @@ async def test_the_surface_checks_and_the_cancellation_probe_run_side_by_side() 
         surface_may_answer_after_cancel_began=True,
     )
     with anyio.fail_after(10 * _WAIT):
-        report = await run_audit(target, fuzz=True, options=AuditOptions(call_timeout=_WAIT))
+        report = await audit_open(target, fuzz=True, call_timeout=_WAIT)
     assert target.order[0] == "cancellation of alpha begun", target.order
     assert target.requests, "the surface checks sent nothing"
     assert all("cancellation begun: True" in line for line in target.order[1:]), target.order

@@ -7,7 +7,8 @@ import anyio
 import pytest
 
 from mcprobe.core.target_spec import TargetSpec
-from mcprobe.engine.audit import AuditOptions, audit_spec
+from mcprobe.engine.audit import audit
+from mcprobe.engine.request import AuditRequest
 from tests.targets.hostile_http import serve
 from tests.targets.session_http import SessionServer
 
@@ -19,7 +20,7 @@ async def test_a_lost_http_session_is_replaced_and_every_healthy_case_is_judged(
     with anyio.fail_after(60):
         async with serve(app) as base:
             spec = TargetSpec("http", url=f"{base}/mcp", call_timeout=5, connect_timeout=10)
-            report = await audit_spec(spec, fuzz=True, options=AuditOptions(concurrency=1))
+            report = await audit(AuditRequest(spec, fuzz=True, concurrency=1))
     crashes = [(r.name, r.case) for r in report.fuzz if r.outcome == "protocolCrash"]
     assert crashes and all(name == "forget" for name, _ in crashes)
     echo = [r for r in report.fuzz if r.name == "echo"]

@@ -35,11 +35,11 @@ from mcprobe.cli.commands import (
 )
 from mcprobe.core.errors import UsageError
 from mcprobe.report.model import ConformanceReport
+from tests.support.demo_golden import normalise_canary
 from tests.support.golden import check_golden
 from tests.support.http_demo import http_demo_target as running_http_demo
 from tests.support.paths import CLI_TARGET, GOLDEN, REPO_ROOT
 from tests.support.report_samples import sample_report
-from tests.test_demo_golden import normalise_canary
 
 PY = sys.executable
 CLI_TARGET = CLI_TARGET
@@ -117,16 +117,16 @@ def test_version_and_help_go_to_stdout_and_exit_0() -> None:
 def test_dash_dash_passes_the_command_argv_exactly() -> None:
     argv = ["--fuzz", "--", "my server", "--fuzz", "a b", "--", "-x"]
     invocation = parse_audit(argv, io.StringIO())
-    assert invocation.spec.transport == "stdio"
-    assert invocation.spec.command == "my server"
-    assert invocation.spec.args == ("--fuzz", "a b", "--", "-x")
-    assert invocation.fuzz
+    assert invocation.request.spec.transport == "stdio"
+    assert invocation.request.spec.command == "my server"
+    assert invocation.request.spec.args == ("--fuzz", "a b", "--", "-x")
+    assert invocation.request.fuzz
 
 
 def test_stdio_string_is_split_with_shell_quoting() -> None:
     invocation = parse_audit(["--stdio", "python -m 'my pkg' --flag=\"a b\""], io.StringIO())
-    assert invocation.spec.command == "python"
-    assert invocation.spec.args == ("-m", "my pkg", "--flag=a b")
+    assert invocation.request.spec.command == "python"
+    assert invocation.request.spec.args == ("-m", "my pkg", "--flag=a b")
 
 
 def test_url_target_collects_headers_bearer_and_timeouts() -> None:
@@ -148,40 +148,47 @@ def test_url_target_collects_headers_bearer_and_timeouts() -> None:
         ],
         io.StringIO(),
     )
-    spec = invocation.spec
+    spec = invocation.request.spec
     assert spec.transport == "http" and spec.url == "https://example.test/mcp"
     assert spec.headers == {"X-Api-Key": "k1", "X-Other": "v2"}
     assert spec.bearer == "tok"
     assert (spec.call_timeout, spec.connect_timeout) == (2.5, 4.0)
-    assert invocation.overall_timeout == 60.0
+    assert invocation.request.overall_timeout == 60.0
 
 
 def test_bearer_comes_from_the_environment_when_not_given(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("MCPROBE_TARGET_TOKEN", "from-env")
-    assert parse_audit(["http://h.test/mcp"], io.StringIO()).spec.bearer == "from-env"
-    assert parse_audit(["--bearer", "x", "http://h.test/mcp"], io.StringIO()).spec.bearer == "x"
+    assert parse_audit(["http://h.test/mcp"], io.StringIO()).request.spec.bearer == "from-env"
+    assert (
+        parse_audit(["--bearer", "x", "http://h.test/mcp"], io.StringIO()).request.spec.bearer
+        == "x"
+    )
     # a stdio target ignores the variable rather than failing
-    assert parse_audit(["--", "cmd"], io.StringIO()).spec.bearer is None
+    assert parse_audit(["--", "cmd"], io.StringIO()).request.spec.bearer is None
 
 
 def test_fuzz_destructive_implies_fuzz_and_tools_are_split() -> None:
     invocation = parse_audit(
         ["--fuzz-destructive", "--tools", "a, b,", "--max-tools", "3", "--", "cmd"], io.StringIO()
     )
-    assert invocation.fuzz and invocation.fuzz_destructive
-    assert invocation.tools == ("a", "b")
-    assert invocation.max_tools == 3
+    assert invocation.request.fuzz and invocation.request.fuzz_destructive
+    assert invocation.request.include == ("a", "b")
+    assert invocation.request.max_tools == 3
 
 
 def test_fuzz_writes_implies_fuzz_and_fuzz_destructive_implies_writes() -> None:
     writes = parse_audit(["--fuzz-writes", "--", "cmd"], io.StringIO())
-    assert writes.fuzz and writes.fuzz_writes and not writes.fuzz_destructive
+    assert (
+        writes.request.fuzz and writes.request.fuzz_writes and not writes.request.fuzz_destructive
+    )
     every = parse_audit(["--fuzz-destructive", "--", "cmd"], io.StringIO())
-    assert every.fuzz and every.fuzz_writes and every.fuzz_destructive
+    assert every.request.fuzz and every.request.fuzz_writes and every.request.fuzz_destructive
     plain = parse_audit(["--fuzz", "--", "cmd"], io.StringIO())
-    assert plain.fuzz and not plain.fuzz_writes and not plain.fuzz_destructive
+    assert (
+        plain.request.fuzz and not plain.request.fuzz_writes and not plain.request.fuzz_destructive
+    )
 
 
 def test_parse_audit_raises_usage_error_for_library_callers() -> None:
@@ -270,7 +277,7 @@ def test_the_early_start_environment_is_the_sdks_default_environment(
 ) -> None:
     from mcp.client.stdio import get_default_environment
 
-    from mcprobe.cli.commands import _default_environment
+    from mcprobe.cli.audit_args import default_environment as _default_environment
 
     monkeypatch.setenv("TERM", "xterm")
     monkeypatch.setenv("SHELL", "() { evil; }")  # an exported shell function is never passed
@@ -297,27 +304,28 @@ def test_the_target_started_early_is_the_one_audited(monkeypatch: pytest.MonkeyP
 def test_a_target_started_early_is_gone_with_its_child_when_interrupted_before_adoption(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import mcprobe.cli.commands as cli
+    from mcprobe.cli.audit_args import AuditArgs, AuditInvocation
+    from mcprobe.cli.audit_args import prespawn as real_prespawn
 
     pids_file = tmp_path / "pids"
     started: list[subprocess.Popen[bytes]] = []
-    real_prespawn = cli._prespawn
 
-    def prespawn(args: cli._AuditArgs) -> subprocess.Popen[bytes] | None:
+    def prespawn(args: AuditArgs) -> subprocess.Popen[bytes] | None:
         process = real_prespawn(args)
         assert process is not None
         started.append(process)
         return process
 
-    def interrupted_while_importing(args: cli._AuditArgs) -> cli.AuditInvocation:
+    def interrupted_while_importing(args: AuditArgs) -> AuditInvocation:
         deadline = time.monotonic() + 30
         while not pids_file.exists() or len(pids_file.read_text().split()) < 2:
             assert time.monotonic() < deadline, "the target never wrote its pids"
             time.sleep(0.02)  # bounded poll for the target's own pidfile
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "_prespawn", prespawn)
-    monkeypatch.setattr(cli, "_invocation", interrupted_while_importing)
+    # (run_audit's own names: cli/audit_run.py imported them from cli/audit_args.py)
+    monkeypatch.setattr("mcprobe.cli.audit_run.prespawn", prespawn)
+    monkeypatch.setattr("mcprobe.cli.audit_run.invocation_of", interrupted_while_importing)
     # --hang-initialize ignores EOF and SIGTERM; --spawn-child starts a grandchild in its group.
     code, _, err = _run(
         "audit", "--sandbox", "off", *_target("--hang-initialize", "--spawn-child", str(pids_file))
@@ -359,12 +367,12 @@ def test_the_installed_command_flushes_the_whole_report_and_keeps_the_exit_code(
 
 
 def test_no_target_is_started_for_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    import mcprobe.cli.commands as cli
+    from mcprobe.cli.audit_args import AuditArgs
 
-    def never(args: cli._AuditArgs) -> None:
+    def never(args: AuditArgs) -> None:
         raise AssertionError("a target was started for an invalid command line")
 
-    monkeypatch.setattr(cli, "_prespawn", never)
+    monkeypatch.setattr("mcprobe.cli.audit_run.prespawn", never)
     code, _, err = _run("audit", "--fail-on-critical", "--", PY, CLI_TARGET)
     assert code == EXIT_USAGE
     assert "needs --fuzz" in err
@@ -617,7 +625,7 @@ def test_no_arguments_runs_the_stdio_mcp_server() -> None:
 def fake_pipeline(monkeypatch: pytest.MonkeyPatch) -> list[Exception]:
     """Replace the audit pipeline with one returning ``sample_report()`` (overall 55, critical
     issues) — or raising the exception put in the returned list."""
-    import mcprobe
+    import mcprobe.engine.audit
 
     raise_this: list[Exception] = []
 
@@ -626,7 +634,7 @@ def fake_pipeline(monkeypatch: pytest.MonkeyPatch) -> list[Exception]:
             raise raise_this[0]
         return sample_report()
 
-    monkeypatch.setattr(mcprobe, "_run_pipeline", pipeline)
+    monkeypatch.setattr(mcprobe.engine.audit, "audit", pipeline)
     return raise_this
 
 
@@ -668,9 +676,9 @@ def test_a_fail_under_gate_on_an_unmeasured_score_fails(
     async def pipeline(*_: object, **__: object) -> ConformanceReport:
         return unmeasured
 
-    import mcprobe
+    import mcprobe.engine.audit
 
-    monkeypatch.setattr(mcprobe, "_run_pipeline", pipeline)
+    monkeypatch.setattr(mcprobe.engine.audit, "audit", pipeline)
     code, _, err = _run("audit", "--fail-under", "0", "--", "x")
     assert code == EXIT_SCORE
     assert "not measured" in err

@@ -71,9 +71,9 @@ def _tool_count(connected: dict[str, Any]) -> int:
 def test_the_input_choices_are_the_catalogues_and_the_clis() -> None:
     assert get_args(ClientCapability) == tuple(CLIENT_CAPABILITIES)
     assert get_args(ProtocolChoice) == PROTOCOL_CHOICES
-    from mcprobe.cli.commands import _audit_parser  # the CLI's own --protocol choices
+    from mcprobe.cli.audit_args import audit_parser  # the CLI's own --protocol choices
 
-    parser = _audit_parser(sys.stdout)
+    parser = audit_parser(sys.stdout)
     (action,) = [a for a in parser._actions if "--protocol" in a.option_strings]
     assert tuple(action.choices or ()) == PROTOCOL_CHOICES
     schema = ConnectInput.model_json_schema(by_alias=True)["properties"]

@@ -10,6 +10,10 @@ import anyio
 import anyio.lowlevel
 
 from mcprobe.core.model import JSON, Finding, RawCall, RawKind, RestartAttempt, ServerSnapshot
+from mcprobe.core.target_spec import TargetSpec
+from mcprobe.engine.audit import Opened, audit
+from mcprobe.engine.request import AuditRequest
+from mcprobe.report.model import ConformanceReport
 from tests.support import builders
 
 Responder = Callable[[str, JSON], Awaitable[RawCall]]
@@ -146,3 +150,20 @@ class RestartableFake(FakeTarget):
             return RestartAttempt(0.01, error="could not start: boom", stderr_tail="boom\n")
         self._alive = True
         return RestartAttempt(0.01)
+
+
+FAKE_SPEC = TargetSpec("stdio", command="fake-target")
+"""What the report names as the target of an in-memory audit (nothing is started from it)."""
+
+
+async def audit_open(
+    target: object,
+    *,
+    spec: TargetSpec = FAKE_SPEC,
+    connection_id: str | None = None,
+    **knobs: object,
+) -> ConformanceReport:
+    """``engine.audit`` on a target already open (a fake, or one the test opened), with the
+    request's knobs as keywords, as the MCP server audits its registry's connections."""
+    request = AuditRequest(spec, **knobs)  # type: ignore[arg-type]
+    return await audit(request, opened=Opened(target, connection_id))  # type: ignore[arg-type]

@@ -23,7 +23,7 @@ def normalise_examples(raw: JSON, *, source: str = "examples") -> dict[str, tupl
         raise UsageError(f"{source}: expected a JSON object mapping tool names to examples")
     found: dict[str, tuple[JSON, ...]] = {}
     for name, value in raw.items():
-        items = tuple(value) if isinstance(value, list) else (value,)
+        items = tuple(value) if isinstance(value, (list, tuple)) else (value,)
         if not items:
             raise UsageError(f"{source}: tool {name!r} has an empty list of examples")
         bad = [i for i, item in enumerate(items, start=1) if not isinstance(item, Mapping)]
