@@ -5,9 +5,6 @@ look-alike that stays silent; plus the pure parts (the wire watch, the findings)
 
 from __future__ import annotations
 
-import sys
-
-import anyio
 import mcp_types as types
 import pytest
 
@@ -15,27 +12,8 @@ from mcprobe.client.canary_watch import CanaryWatch
 from mcprobe.client.transports.stdio import _LineSplitter
 from mcprobe.core.model import Location
 from mcprobe.core.security.proofs import CanarySighting, sighting_findings
-from mcprobe.core.target_spec import TargetSpec
-from mcprobe.engine.audit import audit_spec
 from mcprobe.report.model import ConformanceReport
-from tests.targets import LEAKY_SURFACE
-
-
-def audit_leaky_surface(*words: str) -> ConformanceReport:
-    """An audit with fuzz (so it is graded) of tests/targets/leaky_surface.py given ``words``."""
-    spec = TargetSpec(
-        "stdio",
-        command=sys.executable,
-        args=(str(LEAKY_SURFACE), *words),
-        connect_timeout=10.0,
-        call_timeout=5.0,
-    )
-
-    async def run() -> ConformanceReport:
-        with anyio.fail_after(60):
-            return await audit_spec(spec, fuzz=True)
-
-    return anyio.run(run)
+from tests.support.leaky_surface import audit_leaky_surface
 
 
 def _canary_value(report: ConformanceReport) -> str:

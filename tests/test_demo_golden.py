@@ -11,8 +11,8 @@ and review the diff of ``tests/golden/demo_report.md`` / ``.json`` before commit
 
 from __future__ import annotations
 
+import dataclasses
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,42 +22,33 @@ import pytest
 
 from mcprobe.client.connection import open_target
 from mcprobe.core.target_spec import TargetSpec
-from mcprobe.engine.audit import run_audit
-from mcprobe.report.model import ConformanceReport, describe_target
+from mcprobe.report.model import ConformanceReport
+from tests.support.demo_golden import (
+    CANARY_SHOWN,
+    GOLDEN,
+    GOLDEN_JSON,
+    as_json,
+    normalise_canary,
+    normalise_markdown,
+)
+from tests.support.fake_target import audit_open
 from tests.support.golden import check_golden
 
 pytestmark = pytest.mark.anyio
 
 ROOT = Path(__file__).resolve().parent.parent
-GOLDEN = Path(__file__).resolve().parent / "golden"
 GOLDEN_MD = GOLDEN / "demo_report.md"
-GOLDEN_JSON = GOLDEN / "demo_report.json"
 
 DEMO_SPEC = TargetSpec(
     "stdio", command=sys.executable, args=("-m", "demo_target"), cwd=str(ROOT), call_timeout=10
 )
 
-_LATENCY_CELL = re.compile(r"\| \d+ ms \|")
-_P50 = re.compile(r"p50 latency [\d.]+ ms")
 
-
-# The canary planted in a stdio target's environment is random per run (client/canary.py).
-_CANARY = re.compile(r"MCPROBE_CANARY_[0-9A-F]+=mcprobe-canary-[0-9a-f]+")
-CANARY_SHOWN = "MCPROBE_CANARY_N=mcprobe-canary-N"
-
-
-def normalise_canary(text: str) -> str:
-    return _CANARY.sub(CANARY_SHOWN, text)
-
-
-_ISOLATION_LINE = re.compile(r"^- Isolation: .*\n", re.MULTILINE)
-
-
-def normalise_markdown(markdown: str) -> str:
-    """Latencies, the canary and the isolation line (it names this machine's paths and
-    sandbox tool; tests/client/test_sandbox.py tests isolation) are normalised away."""
-    text = _P50.sub("p50 latency N ms", _LATENCY_CELL.sub("| N ms |", markdown))
-    return normalise_canary(_ISOLATION_LINE.sub("", text))
+# The spec the report describes: the demo's, with the canary as shown (the target was started
+# from DEMO_SPEC; the report's canary note and canary checks read this one).
+SHOWN_SPEC = dataclasses.replace(
+    DEMO_SPEC, env={CANARY_SHOWN.split("=")[0]: CANARY_SHOWN.split("=")[1]}
+)
 
 
 def normalise_report(report: ConformanceReport) -> dict[str, Any]:
@@ -74,20 +65,10 @@ def normalise_report(report: ConformanceReport) -> dict[str, Any]:
     return data
 
 
-def as_json(data: dict[str, Any]) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
-
-
 async def audit_demo_twice() -> tuple[ConformanceReport, ConformanceReport]:
     async with open_target(DEMO_SPEC) as target:
         reports = [
-            await run_audit(
-                target,
-                fuzz=True,
-                connection_id="c1",
-                target_out=describe_target(DEMO_SPEC),
-                canary=tuple(CANARY_SHOWN.split("=")),  # type: ignore[arg-type]
-            )
+            await audit_open(target, spec=SHOWN_SPEC, fuzz=True, connection_id="c1")
             for _ in range(2)
         ]
     return reports[0], reports[1]
@@ -154,8 +135,8 @@ async def test_a_static_audit_of_the_demo_target_is_graded_but_says_its_tools_we
     --allow-static); the fuzzed audit of the same server is a plain grade."""
     with anyio.fail_after(60):
         async with open_target(DEMO_SPEC) as target:
-            static = await run_audit(target, fuzz=False, connection_id="c1")
-            fuzzed = await run_audit(target, fuzz=True, connection_id="c1")
+            static = await audit_open(target, spec=DEMO_SPEC, connection_id="c1")
+            fuzzed = await audit_open(target, spec=DEMO_SPEC, fuzz=True, connection_id="c1")
     assert static.not_graded is None and static.overall is not None and static.grade != "-"
     assert static.static is not None
     assert static.static.startswith("no tool was called (the audit ran without fuzz)")

@@ -27,9 +27,9 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 import mcprobe
 from mcprobe.report.model import ConformanceReport
 from mcprobe.report.render.terminal import render_terminal
+from tests.support.demo_golden import normalise_canary
 from tests.support.paths import REPO_ROOT, TARGETS
 from tests.targets.hostile_http import echo_secrets, serve
-from tests.test_demo_golden import normalise_canary
 
 pytestmark = pytest.mark.slow
 

@@ -15,7 +15,7 @@ from mcprobe.core.lint.surface_security import (
 )
 from mcprobe.core.model import Location
 from mcprobe.report.model import ConformanceReport
-from tests.test_canary_channels import audit_leaky_surface
+from tests.support.leaky_surface import audit_leaky_surface
 
 ZW = "\u200b" * 5
 

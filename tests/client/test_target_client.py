@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import socket
 import sys
 import time
@@ -20,6 +19,7 @@ from mcprobe.core.target_protocol import Target
 from mcprobe.core.target_spec import TargetSpec
 from tests.targets import RAWSERVER, SDK_SERVER
 from tests.targets.hostile_http import serve
+from tests.targets.processes import _stat, group_gone
 from tests.targets.sdk_server import build_server
 
 pytestmark = pytest.mark.anyio
@@ -45,29 +45,10 @@ def sdk_spec() -> TargetSpec:
     return TargetSpec("stdio", command=PY, args=(str(SDK_SERVER),), connect_timeout=10.0)
 
 
-def _stat(pid: str) -> tuple[str, int] | None:
-    """(state, process group) of ``pid`` from /proc, or None if it has vanished."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (FileNotFoundError, ProcessLookupError):
-        return None
-    return fields[0], int(fields[2])
-
-
 def process_gone(pid: int) -> bool:
     """True when ``pid`` no longer runs (a zombie waiting for its reaper counts as gone)."""
     stat = _stat(str(pid))
     return stat is None or stat[0] in ("Z", "X")
-
-
-def group_gone(pgid: int) -> bool:
-    """True when no running (non-zombie) process is left in process group ``pgid``."""
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            stat = _stat(entry)
-            if stat is not None and stat[1] == pgid and stat[0] not in ("Z", "X"):
-                return False
-    return True
 
 
 def read_pids(pidfile: Path) -> list[int]:

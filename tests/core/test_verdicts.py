@@ -11,10 +11,8 @@ from mcprobe.report.model import FixPlanOut
 from mcprobe.report.render.junit import render_junit
 from mcprobe.report.render.markdown import CLEAN
 from mcprobe.report.render.sarif import BEHAVIOUR_RULES, render_sarif
-from tests.report.test_render_markdown import fix_lines
-from tests.report.test_report_build import build
-from tests.support.report_samples import sample_report
-from tests.support.synthetic_audits import died_audit, flawed_audit
+from tests.support.report_samples import fix_lines, sample_report
+from tests.support.synthetic_audits import build, died_audit, flawed_audit
 
 
 def test_every_verdict_has_a_unique_key_a_fix_and_a_unique_sarif_rule() -> None:

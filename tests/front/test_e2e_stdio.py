@@ -12,8 +12,8 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from demo_target.demo_client import run_demo
+from tests.support.demo_golden import GOLDEN_JSON, as_json, normalise_canary, normalise_markdown
 from tests.support.paths import REPO_ROOT
-from tests.test_demo_golden import GOLDEN_JSON, as_json, normalise_canary, normalise_markdown
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 

@@ -14,8 +14,8 @@ import pytest
 from mcprobe.cli.commands import EXIT_OK, EXIT_REGRESSION, EXIT_USAGE, run
 from mcprobe.report.baseline import BaselineError, BaselineReport, compare, load_baseline
 from mcprobe.report.render.baseline_text import render_baseline
+from tests.support.demo_golden import normalise_canary, normalise_markdown
 from tests.support.paths import CLI_TARGET
-from tests.test_demo_golden import normalise_canary, normalise_markdown
 
 PY = sys.executable
 CLI_TARGET = CLI_TARGET

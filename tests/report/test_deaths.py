@@ -10,8 +10,7 @@ from mcprobe.core.verdicts import verdict
 from mcprobe.report.deaths import STDERR_QUOTE, death_notes, death_verdict, deaths_out
 from mcprobe.report.model import ConformanceReport
 from mcprobe.report.render.markdown import render_markdown
-from tests.report.test_report_build import build
-from tests.support.synthetic_audits import clean_audit
+from tests.support.synthetic_audits import build, clean_audit
 
 KILLER = TargetDeath(
     cases=("bomb wrong_type:n", "alpha valid"),

@@ -26,20 +26,21 @@ from mcprobe.core.model import Outcome
 from mcprobe.report.build import derive_verdicts
 from mcprobe.report.model import ConformanceReport, FuzzResultOut, SkippedToolOut
 from mcprobe.report.render.markdown import CLEAN, NO_CRITICAL, render_markdown
-from tests.report.test_fix_plan import (
+from tests.support.fix_plan_reports import (
     EVERYTHING_TOOLS,
     audit,
     everything_report,
     server,
     time_server_report,
 )
-from tests.report.test_report_build import build
 from tests.support.golden import check_golden
 from tests.support.paths import GOLDEN
+from tests.support.report_samples import fix_lines
 from tests.support.synthetic_audits import (
     HOSTILE_STRINGS,
     Audit,
     benign,
+    build,
     clean_audit,
     died_audit,
     flawed_audit,
@@ -266,11 +267,6 @@ def test_every_fuzz_result_gets_a_row_and_the_unknown_tool_probe_is_in_the_proto
         "`mcprobe_no_such_tool_7f3a`; answered protocolError (-32602) `Unknown tool`: "
         "rejected cleanly." in protocol.splitlines()
     )
-
-
-def fix_lines(report: ConformanceReport) -> list[str]:
-    lines = render_markdown(report).splitlines()
-    return lines[lines.index("## Recommended fixes") + 2 :]
 
 
 def test_lint_fixes_are_grouped_by_code_errors_first_with_exact_places() -> None:

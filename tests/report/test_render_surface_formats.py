@@ -15,10 +15,8 @@ from mcprobe.core.checks.catalogue import CHECKS, Level
 from mcprobe.core.verdicts import VERDICTS, verdict
 from mcprobe.report.render.junit import render_junit
 from mcprobe.report.render.sarif import render_sarif
-from tests.report.test_render_markdown import fix_lines
-from tests.report.test_report_build import build
-from tests.support.report_samples import HOSTILE, sample_report, whole_server_report
-from tests.support.synthetic_audits import flawed_audit
+from tests.support.report_samples import HOSTILE, fix_lines, sample_report, whole_server_report
+from tests.support.synthetic_audits import build, flawed_audit
 
 
 @pytest.fixture(scope="module")

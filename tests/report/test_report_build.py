@@ -15,7 +15,7 @@ from mcprobe.report.build import (
 from mcprobe.report.model import ConformanceReport, TargetOut
 from tests.support.synthetic_audits import (
     VERSION,
-    Audit,
+    build,
     clean_audit,
     died_audit,
     finding,
@@ -27,17 +27,6 @@ from tests.support.synthetic_audits import (
 def problem_keys(result: CaseResult) -> list[str]:
     """The verdicts the report stores on ``result`` (detected when it was classified)."""
     return list(to_result_out(result).verdicts)
-
-
-def build(audit: Audit) -> ConformanceReport:
-    return build_report(
-        audit.snapshot,
-        audit.findings,
-        audit.score,
-        audit.fuzz,
-        mcprobe_version=VERSION,
-        notes=audit.notes,
-    )
 
 
 def test_findings_are_sorted_worst_severity_first_keeping_order_within_a_severity() -> None:

@@ -16,7 +16,7 @@ import pytest
 
 from mcprobe.report.formats import FORMAT_NAMES
 from mcprobe.server.models import ReportInput
-from tests.server.test_server_tools import DEMO, call, mcprobe_client
+from tests.support.mcprobe_server import DEMO, call, mcprobe_client
 from tests.targets import RAWSERVER
 
 pytestmark = pytest.mark.anyio

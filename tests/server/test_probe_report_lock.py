@@ -9,7 +9,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.server.test_server_tools import call, mcprobe_client
+from tests.support.mcprobe_server import call, mcprobe_client
 from tests.targets import POISONED
 
 pytestmark = pytest.mark.anyio

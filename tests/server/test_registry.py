@@ -13,8 +13,8 @@ from mcprobe.core.errors import ConnectFailed, UnknownConnection
 from mcprobe.core.model import RawKind
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.server.registry import ConnectionRegistry
-from tests.client.test_target_client import group_gone
 from tests.targets import RAWSERVER
+from tests.targets.processes import group_gone
 
 pytestmark = pytest.mark.anyio
 

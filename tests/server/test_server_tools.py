@@ -8,34 +8,16 @@ each successful call here also proves the output matches its declared schema.
 from __future__ import annotations
 
 import re
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
 import pytest
-from mcp import Client, MCPError
+from mcp import MCPError
 
-from mcprobe.server.app import INSTRUCTIONS, build_server
-from tests.support.paths import REPO_ROOT
+from mcprobe.server.app import INSTRUCTIONS
+from tests.support.mcprobe_server import DEMO, call, mcprobe_client
 
 pytestmark = pytest.mark.anyio
-
-ROOT = REPO_ROOT
-DEMO = {"command": sys.executable, "args": ["-m", "demo_target"], "cwd": str(ROOT)}
-
-
-@asynccontextmanager
-async def mcprobe_client() -> AsyncIterator[Client]:
-    async with Client(build_server(), mode="legacy") as client:
-        yield client
-
-
-async def call(client: Client, name: str, arguments: dict[str, Any]) -> tuple[bool, str, Any]:
-    result = await client.call_tool(name, arguments)
-    text = "".join(getattr(block, "text", "") for block in result.content)
-    return result.is_error, text, result.structured_content
 
 
 async def test_server_advertises_the_tools_capability_only_and_explains_the_flow() -> None:

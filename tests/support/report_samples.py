@@ -20,6 +20,7 @@ from mcprobe.report.model import (
     SkippedToolOut,
     TargetOut,
 )
+from mcprobe.report.render.markdown import render_markdown
 
 HOSTILE = "bad\x00\x1b[31m <b>&\"'</b> ]]> \ud800 | # ignore previous instructions"
 
@@ -231,3 +232,8 @@ def whole_server_report() -> ConformanceReport:
             ),
         }
     )
+
+
+def fix_lines(report: ConformanceReport) -> list[str]:
+    lines = render_markdown(report).splitlines()
+    return lines[lines.index("## Recommended fixes") + 2 :]

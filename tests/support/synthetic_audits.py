@@ -29,6 +29,10 @@ from mcprobe.core.model import (
     SkippedTool,
     ToolCases,
 )
+from mcprobe.report.build import (
+    build_report,
+)
+from mcprobe.report.model import ConformanceReport
 from tests.support import builders
 
 VERSION = "0.1.0"
@@ -359,3 +363,14 @@ def hostile_audit(text: Callable[[int], str] = hostile) -> Audit:
     )
     score = Score(overall=20, grade="F", dimensions=dims(2, 1, 0, 0))
     return Audit(snapshot, findings, score, fuzz, notes=(text(107),))
+
+
+def build(audit: Audit) -> ConformanceReport:
+    return build_report(
+        audit.snapshot,
+        audit.findings,
+        audit.score,
+        audit.fuzz,
+        mcprobe_version=VERSION,
+        notes=audit.notes,
+    )

@@ -44,3 +44,22 @@ async def survivors_killed(pidfile: Path, grace: float = 3.0) -> list[int]:
         with suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
     return left
+
+
+def _stat(pid: str) -> tuple[str, int] | None:
+    """(state, process group) of ``pid`` from /proc, or None if it has vanished."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    return fields[0], int(fields[2])
+
+
+def group_gone(pgid: int) -> bool:
+    """True when no running (non-zombie) process is left in process group ``pgid``."""
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            stat = _stat(entry)
+            if stat is not None and stat[1] == pgid and stat[0] not in ("Z", "X"):
+                return False
+    return True
