@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import urlsplit, urlunsplit
 
-from mcprobe.cli import config_file, console, exit_codes, outputs
+from mcprobe.cli import config_file, console, exit_codes, outputs, server_json
 from mcprobe.cli.examples_file import read_examples_file
 from mcprobe.cli.parser import Parser
 from mcprobe.core.errors import UsageError  # one class for every bad-input path: exit 1
@@ -181,6 +181,7 @@ _PIN_OPTIONS = frozenset(
     {
         "url", "stdio", "timeout", "connect_timeout", "bearer", "header", "env", "secret_env",
         "cwd", "config_file", "no_config", "client_capabilities", "protocol", "quiet",
+        "server_json", "entry",
     }
 )  # fmt: skip
 
@@ -308,6 +309,18 @@ def _add_audit_arguments(p: Parser) -> None:
     outputs.add_arguments(p)
     console.add_arguments(p)
     _add_config_arguments(p)
+    p.add_argument(
+        "--server-json",
+        metavar="FILE",
+        help="the target as published to the MCP registry: a server.json's first package (stdio: "
+        "npx, uvx or docker, which must have the package installed or cached) or, without "
+        "packages, its first remote (URL and headers); --env / --header give what it requires",
+    )
+    p.add_argument(
+        "--entry",
+        metavar="KIND:N",
+        help="with --server-json: which entry, package:N or remote:N (numbered from 0)",
+    )
     config_file.add_arguments(p)
     p.add_argument(
         "--client-capabilities",
@@ -445,7 +458,13 @@ def check_audit_args(
     """Stage one of ``parse_audit``: stdlib only (it runs before the target is started).
     ``config_keys``: which of the config file's ``[audit]``/``[gates]`` defaults apply (None:
     all; ``mcprobe pin`` takes the timeouts only). ``name``: the command (``pin`` reuses it)."""
-    argv = list(argv)
+    argv, published = server_json.split(argv)
+    if published is not None:  # --server-json FILE: the published entry becomes the target
+        _no_other_target(audit_parser(out, name), argv)
+        argv = server_json.expand(
+            [*argv, "--server-json", published[0]]
+            + (["--entry", published[1]] if published[1] is not None else [])
+        )
     command: list[str] | None = None
     if "--" in argv:
         split = argv.index("--")
@@ -458,7 +477,8 @@ def check_audit_args(
     targets = [ns.url is not None, ns.stdio is not None, command is not None]
     if sum(targets) != 1:
         raise UsageError(
-            "give exactly one target: a URL, -- COMMAND [ARG ...], or --stdio 'COMMAND STRING'"
+            "give exactly one target: a URL, -- COMMAND [ARG ...], --stdio 'COMMAND STRING' "
+            "or --server-json FILE"
         )
     if command is not None and not command:
         raise UsageError("nothing after --: expected COMMAND [ARG ...]")
@@ -505,6 +525,17 @@ def check_audit_args(
         reports,
         report_dir,
     )
+
+
+def _no_other_target(parser: Parser, argv: list[str]) -> None:
+    """--server-json is the target: no URL, --stdio or -- COMMAND beside it."""
+    if "--" in argv:
+        raise UsageError("--server-json is the target: give no -- COMMAND beside it")
+    ns = parser.parse_args(argv)
+    if ns.url is not None or ns.stdio is not None:
+        raise UsageError(
+            "give exactly one target: --server-json FILE is one, so no URL or --stdio beside it"
+        )
 
 
 def _check_compare_files(ns: argparse.Namespace) -> None:
