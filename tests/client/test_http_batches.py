@@ -102,6 +102,19 @@ def test_events_and_bodies_without_a_batch_pass_through_byte_for_byte() -> None:
         assert relay.body(body, 1, status) == body
 
 
+def test_a_batch_of_junk_is_one_invalid_message_not_one_item_per_element() -> None:
+    relay = BatchRelay(LIMIT, {})
+    junk = [1, {}, {"jsonrpc": "2.0"}, [reply(1)], "x"] * 20_000
+    items = relayed(relay, relay.body(json.dumps([*junk, reply(1)]).encode(), 1, 200))
+    seen, fault, answer = items
+    assert isinstance(seen, BatchSeen) and seen.size == 100_001
+    assert isinstance(fault, ValueError)
+    assert str(fault) == (
+        "100000 element(s) of a JSON-RPC batch that are no JSON-RPC message (first: 1)"
+    )
+    assert answer.message.id == 1
+
+
 def test_a_notice_the_target_forges_is_the_notification_it_is() -> None:
     relay = BatchRelay(LIMIT, {})
     relay.body(json.dumps([reply(1)]).encode(), 1, 200)

@@ -171,7 +171,7 @@ class BatchRelay:
             return [item]  # not one of ours (forged), or dropped for the memory bound
         self._held -= len(kept.text)
         batch = _decoded_batch(kept.text) or []
-        items = [_named(i) for i in read_batch(batch, kept.text[:200])]
+        items = _named(read_batch(batch, kept.text[:200]))
         if kept.answers is not None and not _answers(batch, kept.answers):
             items.append(self._unanswered(kept.answers, len(batch), kept.status))
         return items
@@ -186,9 +186,15 @@ class BatchRelay:
         return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
 
 
-def _named(item: SessionMessage | Exception) -> SessionMessage | Exception:
-    """An element that is no JSON-RPC message is an invalid message over HTTP (the stdio
-    reader calls it stdout noise); HTTP transports report those as plain exceptions."""
-    if isinstance(item, StdoutNoise):
-        return ValueError(f"a batch element that is no JSON-RPC message: {item.excerpt}")
-    return item
+def _named(items: list[SessionMessage | Exception]) -> list[SessionMessage | Exception]:
+    """Elements that are no JSON-RPC message are one invalid message over HTTP, however many (the
+    stdio reader calls each stdout noise); HTTP transports report those as plain exceptions. One
+    per batch: a body of a million ``1,`` is one fault, not a million items on the stream."""
+    noise = [i for i in items if isinstance(i, StdoutNoise)]
+    if not noise:
+        return items
+    what = f"{len(noise)} element(s) of a JSON-RPC batch that are no JSON-RPC message"
+    fault = ValueError(f"{what} (first: {noise[0].excerpt})")
+    first = items.index(noise[0])
+    rest = [i for i in items[first:] if not isinstance(i, StdoutNoise)]
+    return [*items[:first], fault, *rest]

@@ -118,6 +118,7 @@ _PROGRESS = "notifications/progress"
 _MAX_RECORDS = 4096
 """Progress notifications kept whole per batch (one read chunk holds far fewer)."""
 _MAX_TOKENS = 1000
+_MESSAGE_KEYS = frozenset({"method", "result", "error"})
 
 
 class _PipeReceiveStream(anyio.abc.ByteReceiveStream):
@@ -461,7 +462,9 @@ class _LineSplitter:
             except (ValueError, RecursionError):
                 out.append(StdoutNoise(excerpt.decode("utf-8", errors="replace")))
                 continue
-            if isinstance(element, list):  # a batch in a batch is no JSON-RPC message
+            if not isinstance(element, dict) or not _MESSAGE_KEYS & element.keys():
+                # A batch in a batch, a bare value, an object with neither method nor result
+                # nor error: no message, and no reply either (told apart without a parse).
                 out.append(StdoutNoise(text[:200].decode("ascii")))
             else:
                 self._line(text, out)
