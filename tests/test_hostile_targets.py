@@ -19,11 +19,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from starlette.types import ASGIApp
 
 from mcprobe import render_report
 from mcprobe.core.errors import ConnectFailed
@@ -32,6 +33,8 @@ from mcprobe.engine.audit import audit
 from mcprobe.engine.request import AuditRequest
 from mcprobe.report.model import ConformanceReport, FuzzResultOut
 from tests.targets import RAWSERVER, TARGETS_DIR
+from tests.targets.batch_http import batch_server
+from tests.targets.batch_legacy_sse import LegacyBatchServer
 from tests.targets.hostile_http import (
     bomb_server,
     redirect_loop,
@@ -567,6 +570,33 @@ async def test_an_http_reply_that_is_not_json_rpc_is_a_protocol_fault_never_an_i
     assert probe is not None and probe.error_code is None
     assert "not a JSON-RPC reply" in (probe.note or "")
     valid_output(report)
+
+
+BATCH_TARGETS: dict[str, tuple[Callable[[], ASGIApp], Literal["http", "sse"], str]] = {
+    "json_body": (lambda: batch_server(sse=False), "http", "/mcp"),
+    "event_stream": (lambda: batch_server(sse=True), "http", "/mcp"),
+    "legacy_sse": (LegacyBatchServer, "sse", "/sse"),
+}
+
+
+@pytest.mark.parametrize("width", [1, 4], ids=["concurrency1", "concurrency4"])
+@pytest.mark.parametrize("framing", list(BATCH_TARGETS))
+async def test_an_http_target_answering_in_batches_under_2025_03_26_is_audited_message_by_message(
+    framing: str, width: int
+) -> None:
+    app, transport, path = BATCH_TARGETS[framing]
+    with anyio.fail_after(CONNECT + 60):
+        async with serve(app()) as base:
+            spec = TargetSpec(
+                transport, url=f"{base}{path}", connect_timeout=CONNECT, call_timeout=CALL
+            )
+            started = time.monotonic()
+            report = await audit(AuditRequest(spec, fuzz=True, concurrency=width))
+            elapsed = time.monotonic() - started
+    batches_under_2025_03_26(report)
+    assert not {"server.duplicate_reply", "server.unknown_reply_id"} & codes(report)
+    valid_output(report)
+    assert elapsed < 2.5 + SLACK, f"{framing} took {elapsed:.1f} s"
 
 
 GIB = 1 << 30

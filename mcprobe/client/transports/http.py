@@ -16,12 +16,14 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any, Literal
 
+import anyio
 import httpx2
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
 from mcprobe.client.streams import ReadStream, WriteStream
+from mcprobe.client.transports.http_batch import BatchRelay
 from mcprobe.client.transports.http_cap import ACCEPT_ENCODING, CappedTransport
 from mcprobe.client.wire_events import OversizeReply
 
@@ -132,7 +134,9 @@ async def _not_jsonrpc(response: httpx2.Response) -> str | None:
         return None  # valid JSON nested too deep: the depth checks name it
     except ValueError:
         return f"not a JSON-RPC reply: {where}, a body that is not JSON"
-    if isinstance(decoded, list):  # Streamable HTTP: one JSON object answers a request
+    # A non-empty array in a 2xx answer is a batch, relayed (``http_batch``): the body read here
+    # is then its notice. An empty array, or one in an error answer, holds no reply.
+    if isinstance(decoded, list):
         return f"not a JSON-RPC reply: {where}, a JSON array where one response object belongs"
     shaped = isinstance(decoded, dict) and decoded.get("jsonrpc") == "2.0"
     if not (shaped and any(key in decoded for key in ("result", "error", "method"))):
@@ -168,13 +172,16 @@ async def open_http(
 ) -> AsyncIterator[tuple[ReadStream[SessionMessage | Exception], WriteStream[SessionMessage]]]:
     """Open one HTTP transport. ``http_timeout`` bounds each HTTP operation (connect, write, pool);
     the overall connect deadline is the caller's cancel scope. Every response body is capped at
-    ``max_response_bytes`` after decompression (``http_cap``)."""
+    ``max_response_bytes`` after decompression (``http_cap``), and the messages of a JSON-RPC
+    batch reach the read stream one by one (``http_batch``)."""
     all_headers = _headers(headers, bearer)
     hooks: dict[str, list[Any]] = {"response": [log.hook]}
+    relay = BatchRelay(max_response_bytes, log.not_jsonrpc)
 
     def capped() -> CappedTransport:
         transport = CappedTransport(httpx2.AsyncHTTPTransport(), max_response_bytes)
         transport.report = log.oversize
+        transport.relay = relay
         return transport
 
     if kind == "http":
@@ -186,8 +193,9 @@ async def open_http(
                 transport=capped(),
             ) as http,
             streamable_http_client(url, http_client=http, terminate_on_close=True) as (read, write),
+            _relayed(read, relay) as expanded,
         ):
-            yield read, write
+            yield expanded, write
         return
 
     def factory(
@@ -199,11 +207,39 @@ async def open_http(
             headers=headers, timeout=timeout, auth=auth, event_hooks=hooks, transport=capped()
         )
 
-    async with sse_client(
-        url,
-        headers=all_headers,
-        timeout=http_timeout,
-        sse_read_timeout=_SSE_READ_TIMEOUT,
-        httpx_client_factory=factory,
-    ) as (read, write):
-        yield read, write
+    async with (
+        sse_client(
+            url,
+            headers=all_headers,
+            timeout=http_timeout,
+            sse_read_timeout=_SSE_READ_TIMEOUT,
+            httpx_client_factory=factory,
+        ) as (read, write),
+        _relayed(read, relay) as expanded,
+    ):
+        yield expanded, write
+
+
+@asynccontextmanager
+async def _relayed(
+    read: ReadStream[SessionMessage | Exception], relay: BatchRelay
+) -> AsyncIterator[ReadStream[SessionMessage | Exception]]:
+    """The SDK's read stream with each relayed batch's notice replaced by its messages."""
+    sink, expanded = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+
+    async def pump() -> None:
+        try:
+            async with sink:
+                async for item in read:
+                    for out in relay.expand(item):
+                        await sink.send(out)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(pump)
+        try:
+            async with expanded:
+                yield expanded
+        finally:
+            tg.cancel_scope.cancel()

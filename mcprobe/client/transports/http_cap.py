@@ -22,6 +22,9 @@ servers that cut an emoji in half), which would make such a server's ``initializ
 HTTP. A JSON body is therefore held whole (at most ``limit``) and each lone surrogate escape is
 turned into visible text (``visible_lone_surrogates``) — the form the reports use for it; an
 event stream gets the same, event by event.
+
+Batches: the same whole body or event is where a JSON-RPC batch is taken out for the read
+stream (``http_batch.BatchRelay``), since the SDK's parsers read one message each.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from typing import Any
 
 import httpx2
 
+from mcprobe.client.transports.http_batch import BatchRelay
 from mcprobe.client.wire_events import OversizeReply
 
 __all__ = ["ACCEPT_ENCODING", "CappedTransport", "ResponseTooLarge"]
@@ -145,6 +149,8 @@ class _CappedStream(httpx2.AsyncByteStream):
         json_body: bool,
         request_id: int | str | None,
         report: Callable[[OversizeReply], None] | None,
+        relay: BatchRelay | None = None,
+        status: int = 200,
     ) -> None:
         self._raw = raw
         # Content-Encoding lists codings in the order they were applied: undo the last first.
@@ -154,6 +160,8 @@ class _CappedStream(httpx2.AsyncByteStream):
         self._json_body = json_body
         self._request_id = request_id
         self._report = report
+        self._relay = relay
+        self._status = status
         self._counted = 0  # decoded bytes of the body, or of the event not yet complete
 
     def _decode(self, data: bytes, final: bool) -> Iterator[bytes]:
@@ -186,11 +194,26 @@ class _CappedStream(httpx2.AsyncByteStream):
                 yield piece
         if self._json_body:
             # The SDK reads a JSON reply whole anyway; held here (at most the cap) so lone
-            # surrogates can be made readable before it parses.
-            yield visible_lone_surrogates(bytes(body))
+            # surrogates can be made readable before it parses, and a batch relayed.
+            yield self._relayed_body(visible_lone_surrogates(bytes(body)))
+
+    def _own_request(self) -> int | None:
+        rid = self._request_id
+        return rid if isinstance(rid, int) and not isinstance(rid, bool) else None
+
+    def _relayed_body(self, body: bytes) -> bytes:
+        if self._relay is None:
+            return body
+        return self._relay.body(body, self._own_request(), self._status)
+
+    def _relayed_events(self, events: bytes) -> bytes:
+        if self._relay is None:
+            return events
+        return self._relay.events(events, self._own_request())
 
     async def _events(self) -> AsyncIterator[bytes]:
-        """Whole events only (the cap applies to each), lone surrogates made readable."""
+        """Whole events only (the cap applies to each), lone surrogates made readable, batches
+        relayed."""
         pending = bytearray()
         async for piece in self._pieces():
             scan_from = max(0, len(pending) - 3)
@@ -201,11 +224,11 @@ class _CappedStream(httpx2.AsyncByteStream):
                 if found >= 0:
                     end = max(end, found + len(boundary))
             if end >= 0:
-                yield visible_lone_surrogates(bytes(pending[:end]))
+                yield self._relayed_events(visible_lone_surrogates(bytes(pending[:end])))
                 del pending[:end]
             self._count(len(pending))
         if pending:
-            yield visible_lone_surrogates(bytes(pending))
+            yield self._relayed_events(visible_lone_surrogates(bytes(pending)))
 
     async def _pieces(self) -> AsyncIterator[bytes]:
         async for chunk in self._raw:
@@ -238,12 +261,14 @@ def _request_id(request: httpx2.Request) -> int | str | None:
 class CappedTransport(httpx2.AsyncBaseTransport):
     """Wraps a transport so every response body is decoded here, capped at ``limit`` bytes.
     ``report`` (settable later: the session exists only once the transport is open) hears of
-    every body cut short."""
+    every body cut short; ``relay`` (``http_batch``), when set, takes the JSON-RPC batches out of
+    every 2xx body and event for the read stream."""
 
     def __init__(self, inner: httpx2.AsyncBaseTransport, limit: int) -> None:
         self._inner = inner
         self.limit = limit
         self.report: Callable[[OversizeReply], None] | None = None
+        self.relay: BatchRelay | None = None
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         response = await self._inner.handle_async_request(request)
@@ -271,6 +296,8 @@ class CappedTransport(httpx2.AsyncBaseTransport):
             json_body=content_type.startswith("application/json"),
             request_id=_request_id(request),
             report=self.report,
+            relay=self.relay,
+            status=response.status_code,
         )
         return httpx2.Response(
             status_code=response.status_code,

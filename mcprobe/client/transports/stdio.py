@@ -88,6 +88,7 @@ __all__ = [
     "StdioProcess",
     "discard_started",
     "open_stdio",
+    "read_batch",
     "spawn_target",
 ]
 
@@ -117,6 +118,7 @@ _PROGRESS = "notifications/progress"
 _MAX_RECORDS = 4096
 """Progress notifications kept whole per batch (one read chunk holds far fewer)."""
 _MAX_TOKENS = 1000
+_MESSAGE_KEYS = frozenset({"method", "result", "error"})
 
 
 class _PipeReceiveStream(anyio.abc.ByteReceiveStream):
@@ -445,18 +447,27 @@ class _LineSplitter:
             return False
         if not isinstance(decoded, list) or not decoded:
             return False
-        out.append(BatchSeen(len(decoded)))
-        for element in decoded:
+        self.elements(decoded, line[:200], out)
+        return True
+
+    def elements(
+        self, batch: list[Any], excerpt: bytes, out: list[SessionMessage | Exception]
+    ) -> None:
+        """The messages of a decoded batch (``excerpt``: its first bytes, shown when an element
+        cannot be re-encoded), after a ``BatchSeen``."""
+        out.append(BatchSeen(len(batch)))
+        for element in batch:
             try:
                 text = json.dumps(element, separators=(",", ":")).encode("ascii")
             except (ValueError, RecursionError):
-                out.append(StdoutNoise(line[:200].decode("utf-8", errors="replace")))
+                out.append(StdoutNoise(excerpt.decode("utf-8", errors="replace")))
                 continue
-            if isinstance(element, list):  # a batch in a batch is no JSON-RPC message
+            if not isinstance(element, dict) or not _MESSAGE_KEYS & element.keys():
+                # A batch in a batch, a bare value, an object with neither method nor result
+                # nor error: no message, and no reply either (told apart without a parse).
                 out.append(StdoutNoise(text[:200].decode("ascii")))
             else:
                 self._line(text, out)
-        return True
 
     def _line(self, line: bytes, out: list[SessionMessage | Exception]) -> None:
         if line[:1] == b"[" and self._batch(line, out):
@@ -546,6 +557,20 @@ class _LineSplitter:
             self._line(line, out)
         self._flush_notifications(out)
         return out
+
+
+def read_batch(batch: list[Any], excerpt: bytes) -> list[SessionMessage | Exception]:
+    """A JSON-RPC batch another transport decoded (HTTP: a body or an SSE event holding an
+    array), read exactly as a batch line is read here: a ``BatchSeen``, then each element as if
+    it had come alone (replies and requests in order, invalid replies and nesting beyond the
+    limit as their wire events, notifications counted in a ``NotificationsSeen`` and progress in
+    a ``ProgressSeen`` put before the reply that followed it). An element that is no JSON-RPC
+    message comes out as a ``StdoutNoise``; the caller names it for its own transport."""
+    splitter = _LineSplitter(DEFAULT_MAX_MESSAGE_BYTES)
+    out: list[SessionMessage | Exception] = []
+    splitter.elements(batch, excerpt, out)
+    splitter._flush_notifications(out)
+    return out
 
 
 def encode_message(message: types.JSONRPCMessage) -> bytes | Unsendable:
