@@ -121,3 +121,43 @@ def test_an_isolated_target_is_probed_with_plain_fuzz_and_each_hole_is_still_pro
     assert set(_security(hostile)) == found, hostile.notes
     assert any(n.startswith("Attack probes (isolated)") for n in hostile.notes)
     assert _security(_audit(f"honest-{mode}", sandbox="required")) == []
+
+
+def _resource_security(report: ConformanceReport) -> list[tuple[str, str | None]]:
+    return [
+        (f.code, f.location.resource) for f in report.findings if f.code.startswith("security.")
+    ]
+
+
+TEMPLATE_HOLES = {
+    ("security.path_traversal", "document://{filename}"),
+    ("security.any_file_read", "document://{filename}"),
+}
+
+
+@pytest.mark.parametrize("sandbox", ["off", "required"])
+def test_a_resource_template_that_joins_its_variable_is_probed_with_resources_read(
+    sandbox: str,
+) -> None:
+    """The template variant of the traversal probe, under the tool probes' consent
+    (--fuzz-destructive, or isolation with plain fuzz); the look-alike that resolves the name and
+    confines it to its folder stays silent."""
+    if sandbox == "required" and (problem := bwrap_problem()) is not None:
+        pytest.skip(f"isolation needs bubblewrap and namespaces: {problem}")
+    destructive = sandbox == "off"
+    hostile = _audit("template", destructive=destructive, sandbox=sandbox)
+    assert set(_resource_security(hostile)) == TEMPLATE_HOLES, hostile.notes
+    traversal = next(f for f in hostile.findings if f.code == "security.path_traversal")
+    assert "`resources/read` of `document://../../" in traversal.message
+    assert "mcprobe-file-canary-" in traversal.message
+    assert any(
+        "`resources/read` traversal probe(s) to 1 resource template" in n for n in hostile.notes
+    )
+    honest = _audit("honest-template", destructive=destructive, sandbox=sandbox)
+    assert _resource_security(honest) == []
+
+
+def test_without_consent_no_template_is_probed() -> None:
+    report = _audit("template")
+    assert _resource_security(report) == []
+    assert not any("Attack probes" in n for n in report.notes)

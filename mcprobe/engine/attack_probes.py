@@ -35,7 +35,12 @@ from mcprobe.client.transports.netns import listener_in
 from mcprobe.core.model import JSON, CaseKind, Finding, FuzzRun, Outcome, RawCall, RawKind
 from mcprobe.core.security.probes import Probe, ProbeSetup, judge_probes, plan_probes
 from mcprobe.core.security.results import answer_findings, code_runners, exposed_values
-from mcprobe.core.target_protocol import Target
+from mcprobe.core.security.template_probes import (
+    TemplateProbe,
+    judge_template_probes,
+    plan_template_probes,
+)
+from mcprobe.core.target_protocol import RequestTarget, Target
 from mcprobe.engine.security_watch import WatchedTarget, answers, probe_key
 from mcprobe.engine.timeline import LOGGER
 
@@ -55,6 +60,8 @@ class ProbeRun:
     probes: tuple[Probe, ...]
     sent: int
     notes: tuple[str, ...] = field(default=())
+    template_probes: tuple[TemplateProbe, ...] = field(default=())
+    templates_sent: int = 0
 
 
 def _outside(path: Path, avoid: Sequence[str]) -> bool:
@@ -257,12 +264,43 @@ async def run_attack_probes(
             answers, stopped = await _send(target, probes, call_timeout, deadline, width)
             if any(p.kind == "ssrf" for p in probes):
                 await anyio.sleep(0.2)  # a fetch answered after its call returned is still a hit
+            templated, read = await _template_probes(target, setup, call_timeout, deadline)
     finally:
         if directory is not None:
             shutil.rmtree(directory, ignore_errors=True)
     notes += stopped
-    found = judge_probes(probes, answers, paths)
-    return ProbeRun(tuple(found), tuple(probes), len(answers), tuple(notes))
+    found = [*judge_probes(probes, answers, paths), *judge_template_probes(templated, read)]
+    return ProbeRun(
+        tuple(found), tuple(probes), len(answers), tuple(notes), tuple(templated), len(read)
+    )
+
+
+async def _template_probes(
+    target: Target, setup: ProbeSetup, call_timeout: float | None, deadline: float | None
+) -> tuple[list[TemplateProbe], dict[str, str]]:
+    """List the resource templates (when the server declares resources) and read each probe's
+    URI, one after another, until the budget ends or the target dies; URI → answer text."""
+    caps = target.snapshot.capabilities
+    if setup.canary_file is None or not isinstance(target, RequestTarget):
+        return [], {}
+    if not isinstance(caps, Mapping) or "resources" not in caps:
+        return [], {}
+    timeout = min(call_timeout or _PROBE_TIMEOUT, _PROBE_TIMEOUT)
+    templates: list[JSON] | None = None
+    with anyio.move_on_after(_remaining(deadline)):
+        templates, _ = await target.list_all("resources/templates/list", "resourceTemplates")
+    probes = plan_template_probes(templates or [], setup.canary_file, setup.canary_content)
+    read: dict[str, str] = {}
+    for probe in probes:
+        if not target.alive or _remaining(deadline) <= 0:
+            break
+        raw = None
+        with anyio.move_on_after(_remaining(deadline)):
+            raw = await target.request("resources/read", {"uri": probe.uri}, timeout=timeout)
+        if raw is None:
+            break
+        read[probe.uri] = _answer_text(raw)
+    return probes, read
 
 
 def _remaining(deadline: float | None) -> float:
@@ -285,10 +323,19 @@ def probe_note(run: ProbeRun, *, isolated: bool = False) -> str:
     listed = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
     tools = sorted({p.tool for p in run.probes})
     consent = "isolated" if isolated else "--fuzz-destructive"
+    templates = len({p.template for p in run.template_probes})
+    read = (
+        f"; {run.templates_sent} of {len(run.template_probes)} `resources/read` traversal "
+        f"probe(s) to {templates} resource template(s)"
+        if run.template_probes
+        else ""
+    )
     return (
         f"Attack probes ({consent}): {run.sent} of {len(run.probes)} sent ({listed}) "
-        f"to {len(tools)} tool(s); each probe's label and arguments are in the findings it "
-        "proved (security.command_injection, path_traversal, any_file_read, ssrf)."
+        f"to {len(tools)} tool(s){read}; each probe's label and arguments"
+        + (" (or URI)" if read else "")
+        + " are in the findings it proved"
+        " (security.command_injection, path_traversal, any_file_read, ssrf)."
     )
 
 
@@ -330,7 +377,8 @@ async def answer_security(
         )
         found += run.findings
         shown = probe_note(run, isolated=isolated)
-        notes += [*run.notes, shown] if run.probes else list(run.notes)
+        sent_any = run.probes or run.template_probes
+        notes += [*run.notes, shown] if sent_any else list(run.notes)
         labels = {probe_key(p.tool, p.arguments): p.label for p in run.probes}
     listed = {t.get("name") for t in tools if isinstance(t, Mapping)}
     scanned = [a for a in answers(watch, fuzz.results, labels) if a.tool in listed]

@@ -25,7 +25,6 @@ import anyio
 
 from mcprobe.client.canary import with_canary
 from mcprobe.client.connection import open_target
-from mcprobe.core.cases.discovery import discover_values
 from mcprobe.core.cases.user_examples import checked_examples
 from mcprobe.core.checks.catalogue import CheckResult, SurfaceRun
 from mcprobe.core.lint.engine import lint_server
@@ -52,6 +51,7 @@ from mcprobe.engine.progress_probes import progress_checks, traces_so_far
 from mcprobe.engine.protocol_probes import run_surface_probes, second_connection_checks
 from mcprobe.engine.request import AuditRequest
 from mcprobe.engine.security_watch import WatchedTarget, observations, relisting_findings
+from mcprobe.engine.start_values import start_values
 from mcprobe.engine.timeline import LOGGER, phase
 from mcprobe.report.build import build_report
 from mcprobe.report.deaths import death_notes
@@ -162,7 +162,8 @@ async def _audit_open(
     the report (``report/redact.py``), the canary (name, value) planted in the target's
     environment and the credentials mcprobe sends (both looked for in every answer:
     ``core/security/proofs.py``), and where the target's own files are (its arguments and
-    working directory: the attack probes plant their file outside them).
+    working directory: the attack probes plant their file outside them), and the places its
+    arguments and start environment name (the bases of the valid calls: ``start_values``).
     ``second_connection`` makes the checks that need a fresh connection to the same target
     (version negotiation, the other era), given the era of ``target``; it returns those checks
     and the eras the target speaks."""
@@ -196,7 +197,7 @@ async def _audit_open(
                 deadline=deadline,
                 progress=progress,
                 examples=examples,
-                discovered=discover_values(target_out.args),
+                discovered=start_values(spec.args, spec.env, secrets),
             )
     era: Era = target.era if isinstance(target, RequestTarget) else "handshake"
     second: list[tuple[list[CheckResult], list[Era]]] = []

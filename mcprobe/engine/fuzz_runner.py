@@ -83,6 +83,7 @@ from mcprobe.core.model import (
     TargetDeath,
 )
 from mcprobe.core.target_protocol import RestartableTarget, Target
+from mcprobe.engine.listed_retry import retry_with_listed_values
 from mcprobe.engine.setup_retry import retry_after_setup
 from mcprobe.engine.timeline import LOGGER
 
@@ -472,6 +473,17 @@ async def run_fuzz(
         lambda index, raw: items[index].classify(raw),
         run.ensure_alive,
     )
+
+    async def resend(index: int, case: Case) -> CaseResult | None:
+        original = items[index]
+        items[index] = replace(original, arguments=case.arguments, case=case)
+        raw = await run.send(index)
+        if raw is None:
+            items[index] = original
+            return None
+        return items[index].classify(raw)
+
+    await retry_with_listed_values(items, run.results, resend, run.ensure_alive)
     await run.replay(final=True)
     stopped = run.stopped or run.withheld
     why = f"not run: {stopped}" if stopped is not None else _DEADLINE

@@ -149,3 +149,32 @@ async def test_a_directory_the_server_was_started_with_is_the_base_of_its_valid_
     assert garbage.silently_accepted and not garbage.inconclusive
     checked = next(r for r in tools["list_dir_checked"] if r.case == "extra_garbage")
     assert checked.outcome == "toolError" and not checked.inconclusive
+
+
+@pytest.mark.parametrize("given", ["argument", "env"])
+async def test_a_file_inside_the_directory_the_server_was_given_is_the_base_of_a_read(
+    tmp_path: Path, given: str
+) -> None:
+    """Issue 23 item 8: the allowed directory, given as an argument or in the environment
+    (`NOTES_DIR=/srv/docs`), is no file; a file inside it makes read_doc's valid call work, and
+    the silent acceptance behind the placeholder appears (read_doc_checked stays clean)."""
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "sub" / "welcome.md").write_text("welcome\n", encoding="utf-8")
+    (docs / ".hidden").write_text("not this one\n", encoding="utf-8")
+    args = [ENV_BLIND, "tools=read_doc,read_doc_checked,list_dir"]
+    args += [str(docs)] if given == "argument" else []
+    env = {"NOTES_DIR": str(docs)} if given == "env" else None
+    with anyio.fail_after(90):
+        report = await audit_stdio(sys.executable, args, env=env, fuzz=True, sandbox="off")
+    tools = _by_tool(report)
+    for name in ("read_doc", "read_doc_checked"):
+        valid = next(r for r in tools[name] if not r.malformed)
+        assert valid.arguments == {"path": str(docs / "sub" / "welcome.md")}, name
+        assert valid.outcome == "ok" and valid.source == "synthesized", name
+    listing = next(r for r in tools["list_dir"] if not r.malformed)
+    assert listing.arguments == {"path": str(docs)}  # a directory tool keeps the directory
+    garbage = next(r for r in tools["read_doc"] if r.case == "extra_garbage")
+    assert garbage.silently_accepted and not garbage.inconclusive
+    checked = next(r for r in tools["read_doc_checked"] if r.case == "extra_garbage")
+    assert checked.outcome == "toolError" and not checked.inconclusive

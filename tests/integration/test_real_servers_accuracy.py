@@ -245,3 +245,18 @@ def test_the_unknown_method_code_of_current_sdks_passes_and_should_failures_are_
         assert not any(
             line[:1].isdigit() and "invalid_cursor" in line for line in fixes.split("\n")
         )
+
+
+def test_filesystem_file_tools_read_a_file_inside_the_allowed_directory(
+    default_audit: Callable[[str], RealAudit],
+) -> None:
+    """Issue 23 item 8: the allowed directory is no file (EISDIR before); a file inside it
+    (the fixture's repo/README.md, found by engine/start_values.py) is the valid base of
+    read_file & co, and their valid controls work, conclusively."""
+    report = default_audit("filesystem").report
+    valid = {r["name"]: r for r in report["fuzz"] if not r["malformed"]}
+    for name in ("read_file", "read_text_file", "get_file_info"):
+        assert valid[name]["arguments"]["path"].endswith("/fixture/repo/README.md"), name
+        assert valid[name]["outcome"] == "ok" and not valid[name]["inconclusive"], name
+    assert valid["list_directory"]["arguments"]["path"].endswith("/fixture")
+    assert not any("EISDIR" in (r["message"] or "") for r in valid.values())

@@ -34,12 +34,18 @@ Tools (``tools=A,B`` lists only those):
                     that directory it accepts an unknown key (additionalProperties: false)
                     without a word: a silent acceptance a placeholder path hides
   list_dir_checked  the honest look-alike: the same, but it rejects the unknown key
+  read_doc          ``{path}``: reads a file inside that directory, which may be given by the
+                    environment instead (``NOTES_DIR=/srv/docs``); refuses a directory or a
+                    path outside it, and accepts an unknown key without a word, like list_dir
+  read_doc_checked  the honest look-alike of ``read_doc``: it rejects the unknown key
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
+from pathlib import Path
 from typing import Any
 
 Json = Any
@@ -98,6 +104,8 @@ TOOLS: dict[str, dict[str, Json]] = {
     "list_tags": {"inputSchema": _DEFAULTS_ONLY},
     "list_dir": {"inputSchema": _PATH_ONLY},
     "list_dir_checked": {"inputSchema": _PATH_ONLY},
+    "read_doc": {"inputSchema": _PATH_ONLY},
+    "read_doc_checked": {"inputSchema": _PATH_ONLY},
 }
 
 
@@ -138,9 +146,21 @@ class Server:
             return _text("Invalid arguments: unexpected property", error=True)
         return _text("a.txt\nb.txt")  # list_dir: the unknown key passes silently
 
+    def read_doc(self, name: str, args: Json) -> dict[str, Json]:
+        path = args.get("path") if isinstance(args, dict) else None
+        root = Path(self.root or "/nonexistent").resolve()
+        target = Path(str(path)).resolve()
+        if not isinstance(path, str) or not target.is_relative_to(root) or not target.is_file():
+            return _text(f"Not a document of {root}: {str(path)[:80]!r}", error=True)
+        if name == "read_doc_checked" and set(args) != {"path"}:
+            return _text("Invalid arguments: unexpected property", error=True)
+        return _text(target.read_text(encoding="utf-8")[:200])  # read_doc: the key passes
+
     def call(self, name: str, args: Json) -> dict[str, Json]:
         if name in ("list_dir", "list_dir_checked"):
             return self.list_dir(name, args)
+        if name in ("read_doc", "read_doc_checked"):
+            return self.read_doc(name, args)
         refusal = _invalid(name, args) if name != "forecast" else None
         if refusal is not None and name != "rates":
             return _text(f"Invalid arguments: {refusal}", error=True)
@@ -186,7 +206,7 @@ def _tool_list(only: list[str] | None) -> list[dict[str, Json]]:
 
 def main(argv: list[str]) -> None:
     only: list[str] | None = None
-    root: str | None = None
+    root: str | None = os.environ.get("NOTES_DIR")
     for arg in argv:
         if arg.startswith("tools="):
             only = arg.removeprefix("tools=").split(",")

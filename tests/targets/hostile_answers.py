@@ -10,6 +10,8 @@ an honest look-alike (``honest-<mode>``) that must stay silent.
     python hostile_answers.py inject       # shell injection (a probe's arithmetic is expanded)
     python hostile_answers.py traverse     # a base directory joined with the name, unchecked
     python hostile_answers.py ssrf         # fetches whatever URL it is given
+    python hostile_answers.py template     # resource template document://{filename}, joined
+                                           # (percent-decoded) to its folder, unchecked
     python hostile_answers.py honest-<mode>
 
 The injection, traversal and SSRF modes run real shells, reads and fetches with what mcprobe
@@ -120,6 +122,29 @@ def _fetch(url: str, honest: bool) -> dict[str, Any]:
         return _text(f"fetch failed: {exc}", error=True)
 
 
+TEMPLATE = {
+    "uriTemplate": "document://{filename}",
+    "name": "document",
+    "description": "A document of the documents folder, by file name.",
+    "mimeType": "text/plain",
+}
+
+
+def _read_resource(root: Path, uri: str, honest: bool) -> tuple[Any, str | None]:
+    """(result, None) or (None, error message) for ``resources/read`` of ``uri``."""
+    if not uri.startswith("document://"):
+        return None, f"unknown resource {uri}"
+    name = urllib.parse.unquote(uri.removeprefix("document://"))
+    target = root / name  # an absolute name replaces the root: the bug under test
+    if honest and not target.resolve().is_relative_to(root.resolve()):
+        return None, f"refused: {name} is outside the documents folder"
+    try:
+        text = target.read_text(encoding="utf-8")[:2000]
+    except OSError as exc:
+        return None, f"cannot read {name}: {exc.strerror}"
+    return {"contents": [{"uri": uri, "mimeType": "text/plain", "text": text}]}, None
+
+
 def _answer(mode: str, args: dict[str, Any], calls: int, root: Path) -> Any:
     honest = mode.startswith("honest-")
     base = mode.removeprefix("honest-")
@@ -141,6 +166,8 @@ def _answer(mode: str, args: dict[str, Any], calls: int, root: Path) -> Any:
         return _text(_shell(f'printf "%s" "{value}" | tr a-z A-Z'))
     if base == "traverse":
         return _read(root, value, honest)
+    if base == "template":
+        return _text(HONEST_DOC)
     return _fetch(value, honest)
 
 
@@ -153,6 +180,7 @@ TOOLS = {
     "inject": [ECHO],
     "traverse": [READ],
     "ssrf": [FETCH],
+    "template": [DOC],
 }
 
 
@@ -162,6 +190,9 @@ def main() -> None:
     (root / "welcome.txt").write_text("Welcome to the notes folder.\n", encoding="utf-8")
     os.chdir(root)
     calls = 0
+    caps: dict[str, Any] = {"tools": {"listChanged": False}}
+    if mode.removeprefix("honest-") == "template":
+        caps["resources"] = {}
     for line in sys.stdin:
         msg = json.loads(line)
         method, msg_id = msg.get("method"), msg.get("id")
@@ -170,7 +201,7 @@ def main() -> None:
         if method == "initialize":
             result: Any = {
                 "protocolVersion": msg["params"].get("protocolVersion", "2025-06-18"),
-                "capabilities": {"tools": {"listChanged": False}},
+                "capabilities": caps,
                 "serverInfo": {"name": "hostile-answers", "version": "1.0.0"},
             }
         elif method == "tools/list":
@@ -179,6 +210,17 @@ def main() -> None:
             calls += 1
             args = msg["params"].get("arguments") or {}
             result = _answer(mode, args if isinstance(args, dict) else {}, calls, root)
+        elif method == "resources/templates/list" and "resources" in caps:
+            result = {"resourceTemplates": [TEMPLATE]}
+        elif method == "resources/list" and "resources" in caps:
+            result = {"resources": []}
+        elif method == "resources/read" and "resources" in caps:
+            uri = (msg.get("params") or {}).get("uri")
+            result, error = _read_resource(root, str(uri), mode.startswith("honest-"))
+            if error is not None:
+                failed = {"code": -32002, "message": error}
+                print(json.dumps({"jsonrpc": "2.0", "id": msg_id, "error": failed}), flush=True)
+                continue
         else:
             reply = {"jsonrpc": "2.0", "id": msg_id, "error": {"code": -32601, "message": "no"}}
             print(json.dumps(reply), flush=True)

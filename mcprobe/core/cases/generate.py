@@ -80,6 +80,7 @@ from typing import Any
 import jsonschema
 from referencing import Registry
 
+from mcprobe.core.cases.discovery import for_tool
 from mcprobe.core.cases.kinds import CORE_KINDS, FIELD_KINDS, REMOVE, FieldSite, Proposals
 from mcprobe.core.cases.quick_check import QuickCheck
 from mcprobe.core.cases.values import (
@@ -200,7 +201,8 @@ def _generate(
         )
     checker = _Checker(cls=cls, schema=schema)
     try:
-        return _Builder(name, schema, checker, notes, examples, discovered).build()
+        found = for_tool(discovered, name) if discovered else discovered
+        return _Builder(name, schema, checker, notes, examples, found).build()
     finally:
         checker.quick.forget()  # frees the compiled checks now, not at the next collection
 

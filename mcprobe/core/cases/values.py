@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from mcprobe.core.cases.discovery import normalised
+from mcprobe.core.cases.listed_values import listed_values
 from mcprobe.core.cases.param_hints import hinted_values
 from mcprobe.core.model import JSON
 from mcprobe.core.schema.view import (
@@ -259,17 +260,22 @@ class ValueSynthesizer:
                     self.guesses += 1
                 return copy_json(candidate)
         if name:  # the hints come right after the literals (looked up only when needed)
-            for candidate in self._hints(name):
+            for candidate in self._hints(name, view.get("description")):
                 if _type_ok(candidate, only) and self.accepts(schema, candidate):
                     self.guesses += 1
                     return copy_json(candidate)
         return self._solve(view, schema, depth, only)
 
-    def _hints(self, name: str | None) -> tuple[JSON, ...]:
-        """The values the server named itself for ``name`` (``discovery``), then the
-        well-known ones (``param_hints``)."""
+    def _hints(self, name: str | None, description: Any = None) -> tuple[JSON, ...]:
+        """The values the server named itself for ``name``: those its description lists
+        (``listed_values``: "one of: a, b"), those of its command line (``discovery``); then
+        the well-known ones (``param_hints``)."""
+        listed: tuple[JSON, ...] = ()
+        if isinstance(description, str):
+            words = listed_values(description)
+            listed = (*words, *(int(w) for w in words if w.isdigit() and len(w) < 16))
         found = self.discovered.get(normalised(name), ()) if name and self.discovered else ()
-        return (*found, *hinted_values(name))
+        return (*listed, *found, *hinted_values(name))
 
     def _spend(self) -> None:
         self._budget -= 1
