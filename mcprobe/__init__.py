@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from mcprobe.core.errors import ConnectFailed as ConnectFailed
     from mcprobe.core.errors import McprobeError as McprobeError
     from mcprobe.core.isolation import SandboxMode
+    from mcprobe.core.knobs import FrontEnd
     from mcprobe.core.lint.suppress import RuleOverride
     from mcprobe.core.target_spec import ProtocolChoice, TargetSpec
     from mcprobe.engine.fuzz_runner import ProgressCallback
@@ -90,10 +91,12 @@ async def _run_pipeline(
     lock: Any = None,  # a core.pinning.Lock (audit --lock)
     surface: bool = True,
     examples: Mapping[str, Any] | None = None,
+    words: FrontEnd = "library",
 ) -> ConformanceReport:
     """The one pipeline behind the library functions and ``mcprobe audit``. ``started``: the
     stdio target the CLI already started from ``spec`` (owned by the pipeline from here on);
-    ``on_report`` gets the finished report before the target is shut down (``audit_spec``)."""
+    ``on_report`` gets the finished report before the target is shut down (``audit_spec``).
+    ``words``: whose vocabulary the report's advice uses (the CLI passes ``"cli"``)."""
     from mcprobe.engine.audit import AuditOptions, audit_spec
 
     values: dict[str, Any] = {
@@ -117,6 +120,7 @@ async def _run_pipeline(
     if lock is not None:
         values["lock"] = lock
     values["surface"] = surface
+    values["words"] = words
     if examples:
         from mcprobe.core.cases.user_examples import normalise_examples
 

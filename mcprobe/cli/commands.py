@@ -888,6 +888,7 @@ async def run_invocation(
         lock=invocation.lock,
         surface=invocation.surface,
         examples=invocation.examples,
+        words="cli",
         **more,
     )
 

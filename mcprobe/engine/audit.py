@@ -28,6 +28,7 @@ from mcprobe.core.cases.discovery import discover_values
 from mcprobe.core.cases.selection import DEFAULT_MAX_TOOLS
 from mcprobe.core.cases.user_examples import checked_examples
 from mcprobe.core.checks.catalogue import CheckResult, SurfaceRun
+from mcprobe.core.knobs import FrontEnd
 from mcprobe.core.lint.engine import lint_server
 from mcprobe.core.lint.suppress import RuleOverride, apply_overrides
 from mcprobe.core.lint.surface_security import surface_security_findings
@@ -97,6 +98,7 @@ class AuditOptions:
     # tool name → the user's argument objects (the valid control, provenance ``user``); checked
     # against the listed schemas before any call (``core/cases/user_examples.py``)
     examples: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    words: FrontEnd = "cli"  # whose vocabulary the advice uses: CLI flags, tool inputs, keywords
 
     def deadline(self) -> float | None:
         """The absolute ``anyio.current_time()`` deadline for an audit starting now."""
@@ -166,6 +168,7 @@ async def run_audit(
                 progress=progress,
                 examples=examples,
                 discovered=discover_values(target_out.args) if target_out is not None else None,
+                words=options.words,
             )
     era = target.era if isinstance(target, RequestTarget) else "handshake"
     second: list[tuple[list[CheckResult], list[str]]] = []
@@ -190,6 +193,7 @@ async def run_audit(
                 deadline=deadline,
                 fuzz_seconds=anyio.current_time() - fuzz_started,
                 known=[value for _, value in echo_secrets],
+                words=options.words,
             )
         surface = await _checks_after_fuzz(target, fuzz_run, options, era, traced)
     eras = [era]
@@ -213,9 +217,11 @@ async def run_audit(
         list(surface.findings) if surface is not None else [], options.overrides
     )
     notes = [*notes, *surface_notes, *probe_notes]
-    score = await computed(partial(score_server, snapshot, findings, fuzz_run))
+    score = await computed(partial(score_server, snapshot, findings, fuzz_run, words=options.words))
     if surface is not None:
-        score = apply_surface(score, surface.checks, tools=snapshot.tools, fuzz=fuzz_run)
+        score = apply_surface(
+            score, surface.checks, tools=snapshot.tools, fuzz=fuzz_run, words=options.words
+        )
         findings = _dedupe([*findings, *surface_findings])
     if isinstance(target, RequestTarget):
         for method, count in sorted(target.served_requests().items()):
@@ -232,7 +238,7 @@ async def run_audit(
             "secret); security.canary_leak reports any answer that contains it."
         )
     elif target_out is not None and target_out.transport in _REMOTE:
-        notes.append(_NO_CANARY_OVER_HTTP)
+        notes.append(_NO_CANARY_OVER_HTTP + _STDIO_AUDIT[options.words])
     report = await computed(
         partial(
             build_report,
@@ -244,6 +250,7 @@ async def run_audit(
             connection_id=connection_id,
             target=target_out,
             notes=notes,
+            words=options.words,
         )
     )
     if surface is not None:
@@ -275,8 +282,13 @@ _NO_CANARY_OVER_HTTP = (
     "Environment exposure was not provable here: mcprobe plants its canary variable only in a "
     "process it starts, and this server was already running behind a URL, so a tool that hands "
     "out its environment (security.canary_leak) cannot be caught over HTTP. To prove it, audit "
-    "the server's stdio command: `mcprobe audit --fuzz -- <command>`."
+    "the server's stdio command: "
 )
+_STDIO_AUDIT: dict[FrontEnd, str] = {
+    "cli": "`mcprobe audit --fuzz -- <command>`.",
+    "tool": "probe_audit with `command` and `fuzz: true`.",
+    "library": "`mcprobe.audit_stdio(command, args, fuzz=True)`.",
+}
 
 
 async def _checks_after_fuzz(

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from mcprobe.core.calls.evidence import evidence_notes, protocol_notes
+from mcprobe.core.knobs import FrontEnd
 from mcprobe.core.model import (
     CaseResult,
     Finding,
@@ -259,7 +260,7 @@ def _finding_out(finding: Finding) -> FindingOut:
     return trusted(FindingOut, fields)
 
 
-def _fuzz_notes(fuzz: FuzzRun, not_run: int) -> list[str]:
+def _fuzz_notes(fuzz: FuzzRun, not_run: int, words: FrontEnd) -> list[str]:
     # Target strings in backticks, the lint convention, so renderers can show them as quotes.
     notes: list[str] = []
     if fuzz.deadline_hit:
@@ -281,7 +282,7 @@ def _fuzz_notes(fuzz: FuzzRun, not_run: int) -> list[str]:
             f"{quoted(tool)} " + ", ".join(quoted_list(labels)) for tool, labels in by_tool.items()
         )
         notes.append(f"Cases not sent ({reason}): {cases}.")
-    notes.extend(evidence_notes(fuzz))
+    notes.extend(evidence_notes(fuzz, words=words))
     return notes
 
 
@@ -295,9 +296,11 @@ def build_report(
     connection_id: str | None = None,
     target: TargetOut | None = None,
     notes: Sequence[str] = (),
+    words: FrontEnd = "cli",
 ) -> ConformanceReport:
     """The report for one audit. ``findings`` are used as given (lint plus any server-level
-    findings the caller collected); they are sorted worst severity first, stably.
+    findings the caller collected); they are sorted worst severity first, stably. ``words``:
+    the front-end whose knobs the notes name (``core/knobs.py``).
     ``markdown`` is left None: callers add it with ``report.model_copy(update=...)``."""
     killer = " ".join(fuzz.crashed_by) if fuzz and fuzz.crashed_by else None
     fuzz_results = [to_result_out(r, killer) for r in fuzz.results] if fuzz else []
@@ -325,7 +328,7 @@ def build_report(
             flat = flat.model_copy(update={"verdicts": kept})
         if fuzz.crashed_by is not None:
             crashed_by = " ".join(fuzz.crashed_by)
-        all_notes.extend(_fuzz_notes(fuzz, fuzz_summary.not_run))
+        all_notes.extend(_fuzz_notes(fuzz, fuzz_summary.not_run, words))
         deaths = deaths_out(fuzz)
     report = ConformanceReport(
         mcprobe_version=mcprobe_version,

@@ -208,6 +208,7 @@ async def probe_fuzz(
         skip_tools=tuple(args.skip_tools or ()),
         concurrency=args.concurrency,
         examples=normalise_examples(args.examples) if args.examples else {},
+        words="tool",
     )
     report = await _audit(connection, fuzz=True, options=options, progress=progress)
     assert report.coverage is not None and report.fuzz_summary is not None
@@ -244,6 +245,7 @@ def _report_options(args: ReportOptions) -> AuditOptions:
         lock=None if args.lock is None else parse_lock(json.dumps(args.lock), "lock"),
         surface=args.surface,
         examples=normalise_examples(args.examples) if args.examples else {},
+        words="tool",
     )
 
 
@@ -473,11 +475,11 @@ async def _audit(
     progress: ProgressCallback | None = None,
 ) -> ConformanceReport:
     """Audit an open connection (no second connection: that is probe_audit's, see
-    probe_report)."""
+    probe_report); its advice names tool inputs (``AuditOptions.words``)."""
     return await run_audit(
         connection.target,
         fuzz=fuzz,
-        options=options,
+        options=options or AuditOptions(words="tool"),
         connection_id=connection.id,
         target_out=describe_target(connection.spec),
         secrets=connection.spec.secret_values(),
