@@ -199,6 +199,7 @@ async def audit_stdio(
         call_timeout=timeout,
         client_capabilities=client_capabilities,
         protocol=protocol,
+        examples=examples,  # its paths get private copies in the sandbox
     )
     return await _run_pipeline(
         spec,

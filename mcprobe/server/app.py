@@ -464,6 +464,9 @@ def spec_from_input(args: ConnectInput) -> TargetSpec:
         client_capabilities=args.client_capabilities,
         protocol=args.protocol,
         sandbox=args.sandbox,
+        # probe_audit's examples are known before the target starts: the sandbox copies their
+        # paths (probe_connect has none; probe_report's come after the start).
+        examples=args.examples if isinstance(args, AuditInput) else None,
     )
 
 

@@ -601,8 +601,9 @@ def _sandbox_hint(need: str, words: FrontEnd) -> str:
     if not need.startswith(WRITABLE_FS):
         return unsandboxed
     return (
-        "name the paths the tools write in the target's command line or environment (each "
-        "named path gets a private writable copy), or " + unsandboxed
+        "name the paths the tools write in the target's command line, its environment or "
+        f"`{EXAMPLES.named(words)}` (each named path gets a private writable copy), or "
+        + unsandboxed
     )
 
 
