@@ -311,3 +311,38 @@ def test_a_path_named_only_in_the_examples_gets_a_private_copy_so_the_write_is_j
     assert valid["source"] == "user" and valid["arguments"] == written
     assert valid["outcome"] == "ok" and valid["inconclusive"] is None, valid
     assert "wrote 25 characters" in valid["message"]
+
+
+def test_the_library_copies_the_paths_of_its_examples_too(tmp_path: Path) -> None:
+    """``audit_stdio(..., examples=)`` builds the same spec (``target_spec(examples=)``)."""
+    import anyio
+
+    from mcprobe import audit_stdio
+
+    problem = bwrap_problem()
+    if problem is not None:
+        pytest.skip(f"needs the sandbox: {problem}")
+    outside = Path(tempfile.mkdtemp(prefix="mcprobe-example-copy-", dir="/var/tmp"))
+    try:
+        real = outside / "notes.txt"
+        real.write_bytes(b"the user's real notes\n")
+        written = {"path": str(real), "text": "overwritten by the audit\n"}
+
+        async def audit() -> Any:
+            with anyio.fail_after(120):
+                return await audit_stdio(
+                    sys.executable,
+                    [str(TARGETS_DIR / "example_writer.py")],
+                    cwd=tmp_path,
+                    fuzz=True,
+                    sandbox="required",
+                    examples={"write_file": written},
+                )
+
+        report = anyio.run(audit)
+        assert real.read_bytes() == b"the user's real notes\n"
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
+    assert report.target.isolation is not None and str(real) in report.target.isolation.copies
+    (valid,) = [r for r in report.fuzz if r.case == "valid"]
+    assert valid.outcome == "ok" and valid.inconclusive is None
