@@ -159,6 +159,7 @@ async def audit_stdio(
         call_timeout=timeout,
         client_capabilities=client_capabilities,
         protocol=protocol,
+        examples=examples,  # its paths get private copies in the sandbox
     )
     return await audit(
         _request(
@@ -239,7 +240,8 @@ def _request(
     from mcprobe.engine.request import AuditRequest
 
     more: dict[str, Any] = {} if concurrency is None else {"concurrency": concurrency}
-    return AuditRequest(spec, include=tuple(tools) if tools is not None else None, **more, **knobs)
+    include = tuple(tools) if tools is not None else None
+    return AuditRequest(spec, include=include, words="library", **more, **knobs)
 
 
 def _blocking(function: Callable[_P, Awaitable[_T]]) -> Callable[_P, _T]:

@@ -588,6 +588,7 @@ def _spec(ns: argparse.Namespace, command: list[str] | None) -> TargetSpec:
         client_capabilities=ns.client_capabilities,
         protocol=ns.protocol,
         sandbox=ns.sandbox or "auto",
+        examples=getattr(ns, "examples", None),  # its paths get private copies in the sandbox
     )
 
 
@@ -725,6 +726,7 @@ def prespawn(args: AuditArgs) -> subprocess.Popen[bytes] | None:
             cwd=args.ns.cwd,
             mode=args.ns.sandbox or "auto",
             named_env=env,
+            paths=args.spec.example_paths,
         )
     except (OSError, UsageError):  # the transport tries again and says why
         return None

@@ -835,6 +835,7 @@ async def _open_stdio_wire(attempt: _Attempt, max_message_bytes: int) -> AsyncIt
         stderr_tail_bytes=DEFAULT_STDERR_TAIL_BYTES,
         started=attempt.started,
         sandbox=spec.sandbox,
+        paths=spec.example_paths,
     ) as (process, read, write):
         attempt.process = process
         yield read, write

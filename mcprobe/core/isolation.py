@@ -15,11 +15,12 @@ target sees:
   is bound back read-only (``~/.cache`` with the uv cache, ``~/.npm``, ``~/.local``, ``~/.nvm``,
   ``~/.cargo``..., and the top-level home directory of the command, its arguments and its cwd),
   with the secret places and ``.env`` files masked again on top;
-- its cwd and every existing path named in its arguments and env as **private writable copies**
-  bound at the same paths (copies, not overlays: bubblewrap 0.8 in Debian 12 has no
-  ``--overlay``, and an overlayfs in a user namespace needs kernel 5.11+; a copy works
-  everywhere and its cost is bounded by ``COPY_LIMIT_BYTES`` / ``COPY_LIMIT_FILES``: a larger
-  path is bound read-only instead, and the report says so);
+- its cwd and every existing path named in its arguments, its env and the user's examples
+  (``core/example_paths.py``) as **private writable copies** bound at the same paths (copies,
+  not overlays: bubblewrap 0.8 in Debian 12 has no ``--overlay``, and an overlayfs in a user
+  namespace needs kernel 5.11+; a copy works everywhere and its cost is bounded by
+  ``COPY_LIMIT_BYTES`` / ``COPY_LIMIT_FILES``: a larger path is bound read-only instead, and
+  the report says so);
 - its own PID namespace (``--unshare-pid --die-with-parent``): when the target or mcprobe goes,
   the kernel kills every process inside, daemons included;
 - resource limits (``Limits``: memory as ``RLIMIT_DATA``, processes, file size).

@@ -260,10 +260,29 @@ class CaseResult:
         return self.outcome is not Outcome.NOT_RUN and self.inconclusive is None
 
 
+class SkipCause(StrEnum):
+    """Why a tool was not called, as data: the reason text is in the words of the front-end
+    that asked (``core/knobs.py``), so code compares the cause, never the text."""
+
+    MALFORMED = "malformed"
+    DUPLICATE = "duplicate"
+    NOT_REQUESTED = "notRequested"
+    UNKNOWN_REQUESTED = "unknownRequested"
+    TASK_REQUIRED = "taskRequired"
+    SKIPPED_BY_USER = "skippedByUser"
+    NEEDS_WRITES = "needsWrites"
+    NEEDS_DESTRUCTIVE = "needsDestructive"
+    BEYOND_MAX_TOOLS = "beyondMaxTools"
+
+
 @dataclass(frozen=True)
 class SkippedTool:
+    """A tool and the reason it was not called (or, in ``Coverage.called``, why it was);
+    ``cause`` is that reason as data (None: a reason read back from a report)."""
+
     tool: str
     reason: str
+    cause: SkipCause | None = None
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from mcprobe.core.client_capabilities import (
     check_client_capabilities,
 )
 from mcprobe.core.errors import UsageError
+from mcprobe.core.example_paths import example_paths
 from mcprobe.core.isolation import DEFAULT_SANDBOX, NOT_STARTED, SandboxMode, sandbox_mode
 
 Transport = Literal["stdio", "http", "sse"]
@@ -104,6 +105,9 @@ class TargetSpec:
     # ``target_spec`` (every front-end's way in) defaults to auto; the bare dataclass to off, so
     # tests that watch a target's processes and files from the host build it as it was.
     sandbox: SandboxMode = "off"
+    # Path-shaped strings of the user's examples (``core/example_paths.py``): known before
+    # the target starts, so the sandbox copies the existing ones like paths in ``args``.
+    example_paths: tuple[str, ...] = ()
 
     def canary(self) -> tuple[str, str] | None:
         """The canary variable (name, value) planted in a stdio target's environment
@@ -185,6 +189,7 @@ def target_spec(
     client_capabilities: Sequence[str] | None = None,
     protocol: str = "auto",
     sandbox: str = DEFAULT_SANDBOX,
+    examples: object = None,
 ) -> TargetSpec:
     """A validated ``TargetSpec``; ``UsageError`` (one line, no secret in it) when the target is
     not one. ``transport`` defaults to ``stdio`` for a command and ``http`` for a url; the fields
@@ -194,7 +199,8 @@ def target_spec(
     ``client_capabilities`` (None: all three; ``()``: none) and ``protocol`` (``PROTOCOL_CHOICES``)
     apply to every transport and are checked here for every front-end. ``sandbox``
     (``core.isolation.SANDBOX_MODES``) isolates a stdio target; ``required`` is a usage error
-    for an http/sse target, which mcprobe does not start."""
+    for an http/sse target, which mcprobe does not start. ``examples``: the user's examples
+    (any shape), whose existing paths a sandboxed stdio target gets private copies of."""
     if command is not None and url is not None:
         raise UsageError(
             "give either a command (stdio target) or a url (http/sse target), not both"
@@ -248,6 +254,7 @@ def target_spec(
             client_capabilities=declared,
             protocol=era,
             sandbox=isolation,
+            example_paths=example_paths(examples) if examples else (),
         )
     assert url is not None  # checked above
     _check_url(url, credentials=url_credentials)

@@ -32,6 +32,7 @@ import anyio
 from anyio.abc import Listener, SocketListener, SocketStream
 
 from mcprobe.client.transports.netns import listener_in
+from mcprobe.core.knobs import FUZZ_DESTRUCTIVE, FrontEnd
 from mcprobe.core.model import JSON, CaseKind, Finding, FuzzRun, Outcome, RawCall, RawKind
 from mcprobe.core.security.probes import Probe, ProbeSetup, judge_probes, plan_probes
 from mcprobe.core.security.results import answer_findings, code_runners, exposed_values
@@ -314,7 +315,7 @@ def _budget(deadline: float | None, fuzz_seconds: float) -> float:
     return own if deadline is None else min(deadline, own)
 
 
-def probe_note(run: ProbeRun, *, isolated: bool = False) -> str:
+def probe_note(run: ProbeRun, *, isolated: bool = False, words: FrontEnd = "cli") -> str:
     """The report note naming what was probed (the findings carry each proving probe) and the
     consent that allowed it."""
     kinds: dict[str, int] = {}
@@ -322,7 +323,7 @@ def probe_note(run: ProbeRun, *, isolated: bool = False) -> str:
         kinds[probe.kind] = kinds.get(probe.kind, 0) + 1
     listed = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
     tools = sorted({p.tool for p in run.probes})
-    consent = "isolated" if isolated else "--fuzz-destructive"
+    consent = "isolated" if isolated else FUZZ_DESTRUCTIVE.set(words)
     templates = len({p.template for p in run.template_probes})
     read = (
         f"; {run.templates_sent} of {len(run.template_probes)} `resources/read` traversal "
@@ -353,6 +354,7 @@ async def answer_security(
     isolated: bool = False,
     pid: int | None = None,
     concurrency: int = 1,
+    words: FrontEnd = "cli",
 ) -> tuple[list[Finding], list[str], list[str]]:
     """The security findings of what the tools answered: the attack probes first (when
     ``probe``: consent to call every tool), then the result scan over every watched answer, the
@@ -376,7 +378,7 @@ async def answer_security(
             width=concurrency,
         )
         found += run.findings
-        shown = probe_note(run, isolated=isolated)
+        shown = probe_note(run, isolated=isolated, words=words)
         sent_any = run.probes or run.template_probes
         notes += [*run.notes, shown] if sent_any else list(run.notes)
         labels = {probe_key(p.tool, p.arguments): p.label for p in run.probes}

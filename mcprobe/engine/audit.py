@@ -27,6 +27,7 @@ from mcprobe.client.canary import with_canary
 from mcprobe.client.connection import open_target
 from mcprobe.core.cases.user_examples import checked_examples
 from mcprobe.core.checks.catalogue import CheckResult, SurfaceRun
+from mcprobe.core.knobs import FrontEnd
 from mcprobe.core.lint.engine import lint_server
 from mcprobe.core.lint.suppress import apply_overrides
 from mcprobe.core.lint.surface_security import surface_security_findings
@@ -198,6 +199,7 @@ async def _audit_open(
                 progress=progress,
                 examples=examples,
                 discovered=start_values(spec.args, spec.env, secrets),
+                words=request.words,
             )
     era: Era = target.era if isinstance(target, RequestTarget) else "handshake"
     second: list[tuple[list[CheckResult], list[Era]]] = []
@@ -222,6 +224,7 @@ async def _audit_open(
                 deadline=deadline,
                 fuzz_seconds=anyio.current_time() - fuzz_started,
                 known=[value for _, value in echo_secrets],
+                words=request.words,
             )
         surface = await _checks_after_fuzz(target, fuzz_run, request, era, traced)
     eras = [era]
@@ -245,9 +248,11 @@ async def _audit_open(
         list(surface.findings) if surface is not None else [], request.overrides
     )
     notes = [*notes, *surface_notes, *probe_notes]
-    score = await computed(partial(score_server, snapshot, findings, fuzz_run))
+    score = await computed(partial(score_server, snapshot, findings, fuzz_run, words=request.words))
     if surface is not None:
-        score = apply_surface(score, surface.checks, tools=snapshot.tools, fuzz=fuzz_run)
+        score = apply_surface(
+            score, surface.checks, tools=snapshot.tools, fuzz=fuzz_run, words=request.words
+        )
         findings = _dedupe([*findings, *surface_findings])
     if isinstance(target, RequestTarget):
         for method, count in sorted(target.served_requests().items()):
@@ -264,7 +269,7 @@ async def _audit_open(
             "secret); security.canary_leak reports any answer that contains it."
         )
     elif target_out.transport in _REMOTE:
-        notes.append(_NO_CANARY_OVER_HTTP)
+        notes.append(_NO_CANARY_OVER_HTTP + _STDIO_AUDIT[request.words])
     if era == "modern":
         # 2026-07-28 requests declare no client capabilities (see client.connection._discover).
         target_out = target_out.model_copy(update={"client_capabilities": []})
@@ -288,6 +293,7 @@ async def _audit_open(
             era=era,
             eras=eras,
             drift=drift,
+            words=request.words,
         )
     )
     # Credentials the target handed out are reported masked, never republished anywhere.
@@ -308,8 +314,13 @@ _NO_CANARY_OVER_HTTP = (
     "Environment exposure was not provable here: mcprobe plants its canary variable only in a "
     "process it starts, and this server was already running behind a URL, so a tool that hands "
     "out its environment (security.canary_leak) cannot be caught over HTTP. To prove it, audit "
-    "the server's stdio command: `mcprobe audit --fuzz -- <command>`."
+    "the server's stdio command: "
 )
+_STDIO_AUDIT: dict[FrontEnd, str] = {
+    "cli": "`mcprobe audit --fuzz -- <command>`.",
+    "tool": "probe_audit with `command` and `fuzz: true`.",
+    "library": "`mcprobe.audit_stdio(command, args, fuzz=True)`.",
+}
 
 
 async def _checks_after_fuzz(

@@ -68,6 +68,7 @@ from mcprobe.core.cases.selection import (
     select_tools,
     unknown_tool_name,
 )
+from mcprobe.core.knobs import FrontEnd
 from mcprobe.core.model import (
     JSON,
     Case,
@@ -79,6 +80,7 @@ from mcprobe.core.model import (
     RawCall,
     RawKind,
     RestartAttempt,
+    SkipCause,
     SkippedTool,
     TargetDeath,
 )
@@ -400,6 +402,7 @@ async def run_fuzz(
     discovered: Mapping[str, tuple[JSON, ...]] | None = None,
     isolated: bool = False,
     skip: Sequence[str] = (),
+    words: FrontEnd = "cli",
 ) -> FuzzRun:
     """Fuzz the selected ``tools`` (raw definitions as listed) of ``target``.
 
@@ -409,6 +412,7 @@ async def run_fuzz(
     ``call_timeout`` is passed to every call (None: the target's own per-call default).
     ``examples``: tool name → the user's argument objects for it (checked by the caller).
     ``discovered``: values the server named itself (``core.cases.discovery``).
+    ``words``: the front-end whose vocabulary the skip reasons and notes use (``core/knobs.py``).
     Raises ``ValueError`` for ``concurrency < 1`` or a negative ``max_tools`` (caller bugs).
     """
     if concurrency < 1:
@@ -421,6 +425,7 @@ async def run_fuzz(
         include=include,
         isolated=isolated,
         skip=skip,
+        words=words,
     )
     given = examples or {}
     tool_cases = tuple(
@@ -492,11 +497,14 @@ async def run_fuzz(
     probe = run.results[n_cases]
 
     skipped = list(selection.skipped)
-    skipped += [SkippedTool(name, UNKNOWN_REQUESTED) for name in selection.unknown_included]
+    skipped += [
+        SkippedTool(name, UNKNOWN_REQUESTED, SkipCause.UNKNOWN_REQUESTED)
+        for name in selection.unknown_included
+    ]
     flat = run.results[flat_index] if flat_index is not None else None
     finished = [r for i, r in enumerate(run.results[:n_cases]) if r is not None and i != flat_index]
     return FuzzRun(
-        results=judge_controls(finished, isolated=isolated),
+        results=judge_controls(finished, isolated=isolated, words=words),
         isolated=isolated,
         coverage=Coverage(
             total_tools=len(tools),

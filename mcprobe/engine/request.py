@@ -22,6 +22,7 @@ import anyio
 from mcprobe.client.transports.stdio import AFTER_REPORT_GRACE
 from mcprobe.core.cases.selection import DEFAULT_MAX_TOOLS
 from mcprobe.core.cases.user_examples import normalise_examples
+from mcprobe.core.knobs import FrontEnd
 from mcprobe.core.lint.suppress import RuleOverride
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.fuzz_runner import DEFAULT_CONCURRENCY
@@ -63,6 +64,9 @@ class AuditRequest:
     # given or already normalised; checked against the listed schemas before any call
     # (``core/cases/user_examples.py``); a wrong shape is a UsageError here
     examples: Mapping[str, Any] = field(default_factory=dict)
+    # whose vocabulary the report's advice uses: CLI flags, tool inputs or keyword arguments
+    # (``core/knobs.py``); each front-end sets its own
+    words: FrontEnd = "cli"
 
     def __post_init__(self) -> None:
         # Frozen: the implied values are set once, here, so every reader sees the same request.

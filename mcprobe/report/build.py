@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from mcprobe.core.calls.evidence import evidence_notes, protocol_notes
+from mcprobe.core.knobs import FrontEnd
 from mcprobe.core.model import (
     CaseResult,
     Finding,
@@ -262,7 +263,7 @@ def _finding_out(finding: Finding) -> FindingOut:
     return trusted(FindingOut, fields)
 
 
-def _fuzz_notes(fuzz: FuzzRun, not_run: int) -> list[str]:
+def _fuzz_notes(fuzz: FuzzRun, not_run: int, words: FrontEnd) -> list[str]:
     # Target strings in backticks, the lint convention, so renderers can show them as quotes.
     notes: list[str] = []
     if fuzz.deadline_hit:
@@ -284,7 +285,7 @@ def _fuzz_notes(fuzz: FuzzRun, not_run: int) -> list[str]:
             f"{quoted(tool)} " + ", ".join(quoted_list(labels)) for tool, labels in by_tool.items()
         )
         notes.append(f"Cases not sent ({reason}): {cases}.")
-    notes.extend(evidence_notes(fuzz))
+    notes.extend(evidence_notes(fuzz, words=words))
     return notes
 
 
@@ -302,11 +303,13 @@ def build_report(
     era: Era | None = None,
     eras: Sequence[Era] = (),
     drift: DriftOut | None = None,
+    words: FrontEnd = "cli",
 ) -> ConformanceReport:
     """The report for one audit, built once from everything the audit found. ``findings`` are
     used as given (lint plus any server-level findings the caller collected); they are sorted
     worst severity first, stably. ``era``: the one the audited connection spoke; ``eras``: every
-    one the target speaks (default: ``era``). ``markdown`` is left None: it is rendered from the
+    one the target speaks (default: ``era``). ``words``: the front-end whose knobs the notes
+    name (``core/knobs.py``). ``markdown`` is left None: it is rendered from the
     scrubbed report (``engine.audit``)."""
     killer = " ".join(fuzz.crashed_by) if fuzz and fuzz.crashed_by else None
     fuzz_results = [to_result_out(r, killer) for r in fuzz.results] if fuzz else []
@@ -334,7 +337,7 @@ def build_report(
             flat = flat.model_copy(update={"verdicts": kept})
         if fuzz.crashed_by is not None:
             crashed_by = " ".join(fuzz.crashed_by)
-        all_notes.extend(_fuzz_notes(fuzz, fuzz_summary.not_run))
+        all_notes.extend(_fuzz_notes(fuzz, fuzz_summary.not_run, words))
         deaths = deaths_out(fuzz)
     report = ConformanceReport(
         mcprobe_version=mcprobe_version,

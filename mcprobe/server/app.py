@@ -175,7 +175,7 @@ async def probe_lint(
     registry: ConnectionRegistry, args: ConnectionInput, progress: ProgressCallback | None
 ) -> ToolOutput:
     connection = registry.get(args.connection_id)
-    report = await _audit(connection, AuditRequest(connection.spec))
+    report = await _audit(connection, AuditRequest(connection.spec, words="tool"))
     counts = {"error": 0, "warning": 0, "info": 0}
     for finding in report.findings:
         counts[finding.severity] += 1
@@ -211,6 +211,7 @@ async def probe_fuzz(
         skip_tools=tuple(args.skip_tools or ()),
         concurrency=args.concurrency,
         examples=normalise_examples(args.examples) if args.examples else {},
+        words="tool",
     )
     report = await _audit(connection, request, progress)
     assert report.coverage is not None and report.fuzz_summary is not None
@@ -251,6 +252,7 @@ def _report_request(spec: TargetSpec, args: ReportOptions, *, fresh: bool) -> Au
         lock=None if args.lock is None else parse_lock(json.dumps(args.lock), "lock"),
         surface=args.surface,
         examples=normalise_examples(args.examples) if args.examples else {},
+        words="tool",
     )
 
 
@@ -467,6 +469,9 @@ def spec_from_input(args: ConnectInput) -> TargetSpec:
         client_capabilities=args.client_capabilities,
         protocol=args.protocol,
         sandbox=args.sandbox,
+        # probe_audit's examples are known before the target starts: the sandbox copies their
+        # paths (probe_connect has none; probe_report's come after the start).
+        examples=args.examples if isinstance(args, AuditInput) else None,
     )
 
 

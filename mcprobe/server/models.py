@@ -99,7 +99,8 @@ class ConnectInput(ToolInput):
         default="auto",
         description="Isolation of a stdio target, like the CLI's --sandbox: auto (default: a "
         "bubblewrap sandbox where the OS allows it: no network beyond loopback, host files "
-        "read-only, private copies of its cwd and of the paths in its args and env, a fresh "
+        "read-only, private copies of its cwd and of the paths in its args and env (and, on "
+        "probe_audit, in examples), a fresh "
         "HOME, its own PID namespace, resource limits), required (an error where no isolation "
         "is possible), off (the server runs with your rights). HTTP targets are never isolated.",
     )

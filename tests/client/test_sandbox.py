@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -268,3 +269,80 @@ def test_a_death_by_signal_is_named_and_the_sandboxs_file_size_limit_with_its_si
     assert stopped_by(137, bare) == ""
     assert stopped_by(1, isolated) == ""
     assert stopped_by(0, isolated) == ""
+
+
+def test_a_path_named_only_in_the_examples_gets_a_private_copy_so_the_write_is_judged(
+    tmp_path: Path,
+) -> None:
+    """Issue 20: a file the user names only in ``--examples`` gets a private writable copy like
+    a path in the target's arguments: the write-tool call on it is conclusive (not EROFS,
+    inconclusive) and the real file keeps its bytes. Outside ``/tmp`` (the sandbox's ``/tmp``
+    is private anyway), where the host is read-only inside the sandbox."""
+    _skip_without_namespaces()
+    outside = Path(tempfile.mkdtemp(prefix="mcprobe-example-copy-", dir="/var/tmp"))
+    try:
+        real = outside / "notes.txt"
+        real.write_bytes(b"the user's real notes\n")
+        before = real.read_bytes()
+        examples = tmp_path / "examples.json"
+        written = {"path": str(real), "text": "overwritten by the audit\n"}
+        examples.write_text(json.dumps({"write_file": written}), encoding="utf-8")
+        fixture = tmp_path / "fixture"
+        fixture.mkdir()
+        target = str(TARGETS_DIR / "example_writer.py")
+        argv = [sys.executable, "-m", "mcprobe", "audit", "--json", "--fuzz", "--no-config"]
+        argv += ["--sandbox", "required", "--cwd", str(fixture), "--examples", str(examples)]
+        done = subprocess.run(
+            [*NETNS, *argv, "--", sys.executable, target],
+            capture_output=True,
+            env=dict(os.environ, PYTHONPATH=str(REPO)),
+            cwd=tmp_path,
+            timeout=240,
+            check=False,
+        )
+        report: dict[str, Any] = json.loads(done.stdout)
+        assert real.read_bytes() == before, "the audit wrote to the user's real file"
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
+    isolation = report["target"]["isolation"]
+    assert isolation["isolated"] and str(real) in isolation["copies"], isolation
+    assert str(real) in isolation["summary"]
+    (valid,) = [r for r in report["fuzz"] if r["case"] == "valid"]
+    assert valid["source"] == "user" and valid["arguments"] == written
+    assert valid["outcome"] == "ok" and valid["inconclusive"] is None, valid
+    assert "wrote 25 characters" in valid["message"]
+
+
+def test_the_library_copies_the_paths_of_its_examples_too(tmp_path: Path) -> None:
+    """``audit_stdio(..., examples=)`` builds the same spec (``target_spec(examples=)``)."""
+    import anyio
+
+    from mcprobe import audit_stdio
+
+    problem = bwrap_problem()
+    if problem is not None:
+        pytest.skip(f"needs the sandbox: {problem}")
+    outside = Path(tempfile.mkdtemp(prefix="mcprobe-example-copy-", dir="/var/tmp"))
+    try:
+        real = outside / "notes.txt"
+        real.write_bytes(b"the user's real notes\n")
+        written = {"path": str(real), "text": "overwritten by the audit\n"}
+
+        async def audit() -> Any:
+            with anyio.fail_after(120):
+                return await audit_stdio(
+                    sys.executable,
+                    [str(TARGETS_DIR / "example_writer.py")],
+                    cwd=tmp_path,
+                    fuzz=True,
+                    sandbox="required",
+                    examples={"write_file": written},
+                )
+
+        report = anyio.run(audit)
+        assert real.read_bytes() == b"the user's real notes\n"
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
+    assert report.target.isolation is not None and str(real) in report.target.isolation.copies
+    (valid,) = [r for r in report.fuzz if r.case == "valid"]
+    assert valid.outcome == "ok" and valid.inconclusive is None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import pytest
 
 from mcprobe.core.calls.classify import classify_call, classify_unknown_tool_probe
@@ -530,7 +532,9 @@ def test_what_the_sandbox_denies_is_named_as_its_doing_with_how_to_judge_the_cal
     fuzz = FuzzRun(results=judged, coverage=_fuzz(list(judged)).coverage, isolated=True)
     (note, *_) = evidence_notes(fuzz)
     assert note.startswith(f"1 call could not be judged in the sandbox: the tools need {need}")
-    assert "`--sandbox off`" in note and 'sandbox: "off"' in note
+    assert "`--sandbox off`" in note and 'sandbox: "off"' not in note
+    (tool_note, *_) = evidence_notes(fuzz, words="tool")
+    assert '`sandbox: "off" on probe_connect`' in tool_note and "--sandbox" not in tool_note
     assert ("private writable copy" in note) == (need == "a writable file system")
     unsandboxed = judge_controls([valid, malformed])
     assert unsandboxed[0].inconclusive is not None
@@ -544,3 +548,26 @@ def test_a_tls_or_missing_binary_failure_in_the_sandbox_stays_the_machines() -> 
         res = _run(_case(), _text(text, is_error=True))
         (judged,) = judge_controls([res], isolated=True)
         assert judged.inconclusive is not None and "this machine lacks" in judged.inconclusive
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "No workspace is set. Call open_workspace first.",
+        "Error: browserType.launch: Executable doesn't exist\nRun: npx playwright install",
+    ],
+)
+@pytest.mark.parametrize("words", ["cli", "tool", "library"])
+def test_a_refused_schema_example_for_a_precondition_or_the_environment_never_blames_the_example(
+    text: str, words: Literal["cli", "tool", "library"]
+) -> None:
+    """Issue 23 item 5: a fix item must never tell the author to correct the schema's example
+    when the call was refused for an unmet precondition or a missing browser."""
+    refused = _run(_case(source=CaseSource.SCHEMA), _text(text, is_error=True))
+    assert "rejectedValid" in refused.verdicts  # as classified, before the evidence rules
+    (judged,) = judge_controls([refused], words=words)
+    assert judged.inconclusive is not None
+    assert "rejectedValid" not in judged.verdicts
+    assert "correct" not in judged.inconclusive and "schema" not in judged.inconclusive
+    notes = " ".join(evidence_notes(_fuzz([refused])))
+    assert "correct the example" not in notes and "correct that example" not in notes

@@ -8,13 +8,12 @@ from typing import Any
 import pytest
 
 from mcprobe.core.cases.selection import (
-    NEEDS_DESTRUCTIVE,
-    NEEDS_WRITES,
     NOT_REQUESTED,
+    UNKNOWN_REQUESTED,
+    needs_destructive,
+    needs_writes,
 )
-from mcprobe.core.cases.selection import (
-    UNKNOWN_REQUESTED as UNKNOWN,
-)
+from mcprobe.core.knobs import FrontEnd
 from mcprobe.core.model import (
     CaseKind,
     CaseResult,
@@ -25,6 +24,7 @@ from mcprobe.core.model import (
     Outcome,
     ServerSnapshot,
     Severity,
+    SkipCause,
     SkippedTool,
     ToolCases,
 )
@@ -300,7 +300,7 @@ def test_a_server_with_tools_audited_without_fuzz_is_not_graded_but_its_dimensio
     assert (score.overall, score.grade) == (None, "-")
     assert score.not_graded == (
         "no tool was called (the audit ran without fuzz), so Error Handling and Liveness of the "
-        "tools were not measured; run with --fuzz (probe_report: fuzz: true)"
+        "tools were not measured; run with --fuzz"
     )
     metadata, schema, errors, liveness, security = score.dimensions
     assert (metadata.score, schema.score, security.score) == (9.0, 8.8, 10.0)
@@ -727,8 +727,18 @@ def test_a_run_whose_every_valid_call_is_inconclusive_leaves_liveness_not_measur
     assert "inconclusive" in liveness.reasons[0]
 
 
-def _skipped(*pairs: tuple[str, str]) -> FuzzRun:
-    skipped = tuple(SkippedTool(tool, reason) for tool, reason in pairs)
+NEEDS_WRITES, NEEDS_DESTRUCTIVE = SkipCause.NEEDS_WRITES, SkipCause.NEEDS_DESTRUCTIVE
+UNKNOWN = SkipCause.UNKNOWN_REQUESTED
+_TEXTS = {
+    NEEDS_WRITES: needs_writes(),
+    NEEDS_DESTRUCTIVE: needs_destructive(),
+    SkipCause.NOT_REQUESTED: NOT_REQUESTED,
+    UNKNOWN: UNKNOWN_REQUESTED,
+}
+
+
+def _skipped(*pairs: tuple[str, SkipCause]) -> FuzzRun:
+    skipped = tuple(SkippedTool(tool, _TEXTS[cause], cause) for tool, cause in pairs)
     return FuzzRun(results=(), coverage=Coverage(len(pairs), (), skipped))
 
 
@@ -736,7 +746,10 @@ NO_CALL_RUNS = {
     "no fuzz": None,
     "consent": _skipped(("t0", NEEDS_WRITES), ("t1", NEEDS_DESTRUCTIVE), ("t2", NEEDS_DESTRUCTIVE)),
     "tools filter": _skipped(
-        ("t0", NOT_REQUESTED), ("t1", NOT_REQUESTED), ("t2", NOT_REQUESTED), ("raed", UNKNOWN)
+        ("t0", SkipCause.NOT_REQUESTED),
+        ("t1", SkipCause.NOT_REQUESTED),
+        ("t2", SkipCause.NOT_REQUESTED),
+        ("raed", UNKNOWN),
     ),
     "unbuildable": FuzzRun(
         results=(),
@@ -784,8 +797,7 @@ def test_a_run_that_called_no_tool_never_scores_above_the_same_server_fully_fuzz
             "consent",
             [
                 "3 tools need consent: 1 additive-write, 2 possibly destructive",
-                "pass --fuzz-writes or --fuzz-destructive (tool input fuzzWrites or "
-                "fuzzDestructive: true)",
+                "pass --fuzz-writes or --fuzz-destructive against a disposable instance",
             ],
         ),
         (
@@ -826,7 +838,56 @@ _REASON_WORDS = {
 
 def test_a_tools_filter_that_matched_a_tool_skipped_for_consent_is_not_blamed() -> None:
     """Issue 23 item 5: ``--tools t0`` matched ``t0``; it was consent that kept it uncalled."""
-    matched = _skipped(("t0", NEEDS_WRITES), ("t1", NOT_REQUESTED), ("t2", NOT_REQUESTED))
+    matched = _skipped(
+        ("t0", NEEDS_WRITES), ("t1", SkipCause.NOT_REQUESTED), ("t2", SkipCause.NOT_REQUESTED)
+    )
     reason = score_server(snapshot(3), [], matched).not_graded
     assert reason is not None and "1 tool needs consent: 1 additive-write" in reason
     assert "--tools" not in reason
+
+
+# What each front-end's advice must never contain: another front-end's spelling of a knob.
+_FOREIGN: dict[str, tuple[str, ...]] = {
+    "cli": (
+        "tool input",
+        "probe_report",
+        "fuzzWrites",
+        "fuzzDestructive",
+        "maxTools",
+        ": true",
+        "fuzz_",
+        "=True",
+    ),
+    "tool": ("--", "CLI", "fuzz_", "=True"),
+    "library": ("--", "CLI", "tool input", "fuzzWrites", "fuzzDestructive", ": true"),
+}
+_OWN: dict[str, tuple[str, ...]] = {
+    "cli": ("--fuzz-writes or --fuzz-destructive", "--sandbox auto"),
+    "tool": ("fuzzWrites: true or fuzzDestructive: true", 'sandbox: "auto" on probe_connect'),
+    "library": ("fuzz_writes=True or fuzz_destructive=True", "sandbox='auto'"),
+}
+
+
+@pytest.mark.parametrize("words", sorted(_FOREIGN))
+@pytest.mark.parametrize("cause", sorted(NO_CALL_RUNS))
+def test_the_not_graded_reason_speaks_only_the_words_of_the_front_end_that_asked(
+    cause: str, words: FrontEnd
+) -> None:
+    """Issue 20 item 4, issue 23 item 5: the CLI never says "(probe_report: fuzz: true)" or
+    "(tool input fuzzDestructive: true)", the MCP server never names a flag."""
+    reason = score_server(snapshot(3), [], NO_CALL_RUNS[cause], words=words).not_graded
+    assert reason is not None
+    assert not [w for w in _FOREIGN[words] if w in reason], reason
+    if cause == "consent":
+        assert all(own in reason for own in _OWN[words]), reason
+
+
+@pytest.mark.parametrize("words", sorted(_FOREIGN))
+def test_the_all_inconclusive_reason_speaks_only_the_words_of_the_front_end_that_asked(
+    words: FrontEnd,
+) -> None:
+    refused = replace(case("a", "valid", Outcome.TOOL_ERROR), inconclusive="placeholder refused")
+    reason = score_server(snapshot(1), [], run([refused]), words=words).not_graded
+    assert reason is not None and reason.startswith("every call was inconclusive")
+    assert not [w for w in _FOREIGN[words] if w in reason], reason
+    assert {"cli": "--examples FILE", "tool": "examples", "library": "examples"}[words] in reason

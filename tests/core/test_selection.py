@@ -2,23 +2,30 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import pytest
 
 from mcprobe.core.cases.selection import (
     CALLED_ISOLATED,
     CALLED_READ_ONLY,
-    CALLED_WRITES,
-    NEEDS_DESTRUCTIVE,
-    NEEDS_WRITES,
-    SKIPPED_BY_USER,
     ConsentLevel,
     Selection,
+    beyond_max_tools,
+    called_with_consent,
     consent_level,
+    needs_destructive,
+    needs_writes,
     select_tools,
+    skipped_by_user,
     unknown_tool_name,
 )
-from mcprobe.core.model import JSON
+from mcprobe.core.model import JSON, SkipCause
 from tests.support import builders
+
+NEEDS_WRITES, NEEDS_DESTRUCTIVE = needs_writes(), needs_destructive()  # CLI words (the default)
+SKIPPED_BY_USER = skipped_by_user()
+CALLED_WRITES = called_with_consent(ConsentLevel.WRITES)
 
 
 def tool(name: str, annotations: JSON = None) -> JSON:
@@ -55,7 +62,8 @@ def test_additive_write_tool_is_skipped_by_default_and_named_with_how_to_consent
     sel = select_tools([tool("a", annotations)])
     assert sel.selected == ()
     assert reasons(sel) == {"a": NEEDS_WRITES}
-    assert "fuzzWrites" in NEEDS_WRITES and "--fuzz-writes" in NEEDS_WRITES
+    assert "--fuzz-writes" in NEEDS_WRITES and "fuzzWrites" not in NEEDS_WRITES
+    assert {s.cause for s in sel.skipped} == {SkipCause.NEEDS_WRITES}
     assert consent_level(tool("a", annotations)) is ConsentLevel.WRITES
 
 
@@ -87,7 +95,7 @@ def test_tool_that_may_be_destructive_is_skipped_even_with_writes_consent(
         sel = select_tools([tool("a", annotations)], fuzz_writes=writes)
         assert sel.selected == ()
         assert reasons(sel) == {"a": NEEDS_DESTRUCTIVE}
-    assert "fuzzDestructive" in NEEDS_DESTRUCTIVE and "--fuzz-destructive" in NEEDS_DESTRUCTIVE
+    assert "--fuzz-destructive" in NEEDS_DESTRUCTIVE and "fuzzDestructive" not in NEEDS_DESTRUCTIVE
     assert consent_level(tool("a", annotations)) is ConsentLevel.DESTRUCTIVE
 
 
@@ -121,7 +129,7 @@ def test_max_tools_caps_the_selection_and_names_the_rest() -> None:
     tools = [tool(f"t{i}", READ_ONLY) for i in range(5)]
     sel = select_tools(tools, max_tools=2)
     assert sel.selected_names == ("t0", "t1")
-    assert reasons(sel) == {f"t{i}": "beyond maxTools=2" for i in (2, 3, 4)}
+    assert reasons(sel) == {f"t{i}": beyond_max_tools(2) for i in (2, 3, 4)}
 
 
 def test_max_tools_counts_only_tools_that_would_be_fuzzed() -> None:
@@ -133,7 +141,7 @@ def test_max_tools_counts_only_tools_that_would_be_fuzzed() -> None:
 
 def test_max_tools_zero_skips_everything_and_negative_is_refused() -> None:
     sel = select_tools([tool("a", READ_ONLY)], max_tools=0)
-    assert sel.selected == () and reasons(sel) == {"a": "beyond maxTools=0"}
+    assert sel.selected == () and reasons(sel) == {"a": beyond_max_tools(0)}
     with pytest.raises(ValueError, match="max_tools"):
         select_tools([], max_tools=-1)
 
@@ -267,3 +275,47 @@ def test_skip_tools_are_never_called_even_isolated_or_read_only() -> None:
     sel = select_tools(tools, isolated=True, skip=("r", "e"))
     assert sel.selected_names == ("d",)
     assert reasons(sel) == {"r": SKIPPED_BY_USER, "e": SKIPPED_BY_USER}
+
+
+WORDS_OF = {
+    "cli": ("--fuzz-writes", "--fuzz-destructive", "--skip-tools", "--max-tools 1"),
+    "tool": ("fuzzWrites: true", "fuzzDestructive: true", "skipTools", "maxTools: 1"),
+    "library": ("fuzz_writes=True", "fuzz_destructive=True", "skip_tools", "max_tools=1"),
+}
+
+
+@pytest.mark.parametrize("words", sorted(WORDS_OF))
+def test_skip_reasons_name_the_knobs_of_the_front_end_that_asked_and_no_other(
+    words: Literal["cli", "tool", "library"],
+) -> None:
+    """Issue 20 item 4, issue 23 item 5: CLI words on the CLI, tool inputs in the MCP server,
+    keywords in the library; never two vocabularies in one sentence."""
+    tools = [
+        tool("w", NOT_DESTRUCTIVE),
+        tool("d"),
+        tool("s"),
+        tool("r", READ_ONLY),
+        tool("x", READ_ONLY),
+    ]
+    sel = select_tools(tools, skip=("s",), max_tools=1, words=words)
+    texts = reasons(sel)
+    assert texts == {
+        "w": needs_writes(words),
+        "d": needs_destructive(words),
+        "s": skipped_by_user(words),
+        "x": beyond_max_tools(1, words),
+    }
+    for text, knob in zip(
+        (texts["w"], texts["d"], texts["s"], texts["x"]), WORDS_OF[words], strict=True
+    ):
+        assert knob in text
+    others = [k for front, knobs in WORDS_OF.items() if front != words for k in knobs]
+    joined = " | ".join(texts.values())
+    assert not any(other in joined for other in others if other not in WORDS_OF[words])
+    assert "CLI" not in joined and "tool input" not in joined
+    assert [s.cause for s in sel.skipped] == [
+        SkipCause.NEEDS_WRITES,
+        SkipCause.NEEDS_DESTRUCTIVE,
+        SkipCause.SKIPPED_BY_USER,
+        SkipCause.BEYOND_MAX_TOOLS,
+    ]

@@ -17,13 +17,17 @@ from mcprobe import audit_stdio
 from mcprobe.client.transports.sandbox import bwrap_problem
 from mcprobe.core.cases.selection import (
     CALLED_ISOLATED,
-    NEEDS_DESTRUCTIVE,
-    NEEDS_WRITES,
-    SKIPPED_BY_USER,
+    needs_destructive,
+    needs_writes,
+    skipped_by_user,
 )
 from tests.targets import TARGETS_DIR
 
 pytestmark = pytest.mark.anyio
+
+# The library's words: these audits go through mcprobe.audit_stdio.
+NEEDS_WRITES, NEEDS_DESTRUCTIVE = needs_writes("library"), needs_destructive("library")
+SKIPPED_BY_USER = skipped_by_user("library")
 
 FRAGILE = str(TARGETS_DIR / "fragile.py")
 

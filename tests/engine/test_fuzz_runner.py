@@ -378,7 +378,7 @@ async def test_unsafe_tools_are_skipped_and_unknown_includes_are_named() -> None
     assert run.coverage.total_tools == 2
     assert run.coverage.fuzzed_tools == ("alpha",)
     skipped = {s.tool: s.reason for s in run.coverage.skipped}
-    assert "fuzzDestructive" in skipped["wipe"]
+    assert "--fuzz-destructive" in skipped["wipe"]
     assert "no tool of that name" in skipped["ghost"]
     assert "wipe" not in {name for name, _ in target.calls}
 

@@ -18,7 +18,7 @@ from tests.support.report_samples import sample_report
 
 REASON = (
     "no tool was called (the audit ran without fuzz), so Error Handling and Liveness of the "
-    "tools were not measured; run with --fuzz (probe_report: fuzz: true)"
+    "tools were not measured; run with --fuzz"
 )
 
 

@@ -119,14 +119,21 @@ def _measure(path: str) -> tuple[int, int]:
     return size, files
 
 
-def _named_paths(command: str, args: Sequence[str], env: Mapping[str, str], cwd: str) -> list[str]:
-    """The existing paths the target's arguments and env values name (absolute, normalised)."""
+def _named_paths(
+    command: str,
+    args: Sequence[str],
+    env: Mapping[str, str],
+    cwd: str,
+    paths: Sequence[str] = (),
+) -> list[str]:
+    """The existing paths the target's arguments, env values and ``paths`` (those of the user's
+    examples) name (absolute, normalised; relative ones from the target's cwd)."""
     candidates: list[str] = []
     for arg in args:
         candidates.append(arg)
         if arg.startswith("-") and "=" in arg:
             candidates.append(arg.split("=", 1)[1])
-    candidates += list(env.values())
+    candidates += [*env.values(), *paths]
     found: list[str] = []
     for value in candidates:
         if not value or "\n" in value or len(value) > 4096:
@@ -140,10 +147,15 @@ def _named_paths(command: str, args: Sequence[str], env: Mapping[str, str], cwd:
 
 
 def _facts(
-    command: str, args: Sequence[str], env: Mapping[str, str], cwd: str, home: str
+    command: str,
+    args: Sequence[str],
+    env: Mapping[str, str],
+    cwd: str,
+    home: str,
+    paths: Sequence[str] = (),
 ) -> SandboxFacts:
     named: list[PathFacts] = []
-    for path in [cwd, *_named_paths(command, args, env, cwd)]:
+    for path in [cwd, *_named_paths(command, args, env, cwd, paths)]:
         # The home itself is where the fresh HOME goes (HOME=/root is configuration, not data).
         if any(n.path == path for n in named) or path in (home, *HOME_ROOTS):
             continue
@@ -216,11 +228,13 @@ def prepare(
     cwd: str | None,
     mode: SandboxMode,
     named_env: Mapping[str, str] | None = None,
+    paths: Sequence[str] = (),
 ) -> Prepared:
     """The argv to start (bwrap + the target's, or the target's alone), with the copies made.
     ``env`` is the target's whole environment, ``named_env`` the part the user gave (its path
-    values get copies; default: all of ``env``). ``UsageError`` when ``mode`` is ``required``
-    and no sandbox can be made here."""
+    values get copies; default: all of ``env``); ``paths``: more path-shaped strings the target
+    will be handed (the user's examples), copied like the arguments' paths when they exist.
+    ``UsageError`` when ``mode`` is ``required`` and no sandbox can be made here."""
     if mode == "off":
         return Prepared(tuple(argv), cwd, Isolation("off", False))
     problem = bwrap_problem()
@@ -232,7 +246,8 @@ def prepare(
     assert bwrap is not None
     real_cwd = os.path.realpath(cwd or os.getcwd())
     home = os.path.realpath(env.get("HOME") or os.path.expanduser("~"))
-    facts = _facts(argv[0], argv[1:], env if named_env is None else named_env, real_cwd, home)
+    named = env if named_env is None else named_env
+    facts = _facts(argv[0], argv[1:], named, real_cwd, home, paths)
     plan = plan_sandbox(facts)
     workdir = tempfile.mkdtemp(prefix=SANDBOX_PREFIX)
     try:
@@ -280,13 +295,14 @@ def start(
     cwd: str | None,
     mode: SandboxMode,
     named_env: Mapping[str, str] | None = None,
+    paths: Sequence[str] = (),
 ) -> subprocess.Popen[bytes]:
     """Start a stdio target (``lifeline.popen_target``), in the sandbox unless ``mode`` is
     ``off`` or (``auto``) none can be made. ``UsageError`` for ``required`` without isolation;
     ``OSError`` when it cannot be started."""
     from mcprobe.client.transports.lifeline import popen_target
 
-    prepared = prepare(argv, env=env, cwd=cwd, mode=mode, named_env=named_env)
+    prepared = prepare(argv, env=env, cwd=cwd, mode=mode, named_env=named_env, paths=paths)
     try:
         popen = popen_target(prepared.argv, env=env, cwd=prepared.cwd, limits=rlimits(prepared))
     except OSError:

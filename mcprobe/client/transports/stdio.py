@@ -607,11 +607,13 @@ def spawn_target(
     env: dict[str, str],
     cwd: str | None,
     sandbox: SandboxMode = "off",
+    paths: tuple[str, ...] = (),
 ) -> subprocess.Popen[bytes]:
     """Start a stdio target the way ``open_stdio`` expects to adopt it: its own session (so its
     own process group), pipes on all three streams, the SDK's minimal environment plus ``env``.
 
-    ``sandbox`` (``core/isolation.py``): in bubblewrap unless ``off`` (``auto``: where it works).
+    ``sandbox`` (``core/isolation.py``): in bubblewrap unless ``off`` (``auto``: where it works);
+    ``paths`` (the user's examples' paths) get private copies there like the arguments' paths.
     Raises ``ConnectFailed`` when it cannot be started, ``UsageError`` when ``sandbox`` is
     ``required`` and no isolation is possible. ``mcprobe.cli.commands`` starts the target the same
     way before the heavy imports (``cli._prespawn``, through the same ``sandbox.start``)."""
@@ -626,6 +628,7 @@ def spawn_target(
             cwd=cwd,
             mode=sandbox,
             named_env=env,
+            paths=paths,
         )
     except OSError as exc:
         raise _start_error(command, exc) from None
@@ -646,6 +649,7 @@ async def open_stdio(  # noqa: C901
     stderr_tail_bytes: int = DEFAULT_STDERR_TAIL_BYTES,
     started: subprocess.Popen[bytes] | None = None,
     sandbox: SandboxMode = "off",
+    paths: tuple[str, ...] = (),
 ) -> AsyncIterator[
     tuple[
         StdioProcess,
@@ -662,7 +666,7 @@ async def open_stdio(  # noqa: C901
     cancelled.
     """
     if started is None:
-        started = spawn_target(command, args, env=env, cwd=cwd, sandbox=sandbox)
+        started = spawn_target(command, args, env=env, cwd=cwd, sandbox=sandbox, paths=paths)
     popen = started
     try:
         process = _Process(popen)

@@ -50,6 +50,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from mcprobe.core.knobs import EXAMPLES, SANDBOX, FrontEnd
 from mcprobe.core.model import JSON, CaseResult, CaseSource, FuzzRun, Outcome, is_internal_error
 from mcprobe.core.quoting import quoted
 from mcprobe.core.verdicts import judged
@@ -475,20 +476,21 @@ def _sample(arguments: JSON) -> str:
     return text if len(text) <= 120 else text[:119] + "…"
 
 
-def _refused_sample_why(result: CaseResult) -> str:
+def _refused_sample_why(result: CaseResult, words: FrontEnd) -> str:
     return (
         f"the tool refused mcprobe's sample `{_sample(result.arguments)}`, which proves nothing "
-        "about the tool: give it a realistic example with `--examples` or declare `examples` in "
-        "the schema"
+        f"about the tool: give it a realistic example with `{EXAMPLES.named(words)}` or declare "
+        "`examples` in the schema"
     )
 
 
 def judge_controls(
-    results: Sequence[CaseResult], *, isolated: bool = False
+    results: Sequence[CaseResult], *, isolated: bool = False, words: FrontEnd = "cli"
 ) -> tuple[CaseResult, ...]:
     """``results`` (one run, any order) with the inconclusive ones marked, per the rules of the
     module docstring. Results already marked keep their reason; order is kept. ``isolated``:
-    the target ran in the sandbox, so what it denies is named as the sandbox's doing."""
+    the target ran in the sandbox, so what it denies is named as the sandbox's doing.
+    ``words``: the front-end whose knobs the reasons name (``core/knobs.py``)."""
     controls: dict[str, CaseResult] = {}
     for result in results:
         if not result.malformed and result.outcome is not Outcome.NOT_RUN:
@@ -496,7 +498,7 @@ def judge_controls(
             controls.setdefault(result.tool, result)
     marked: list[CaseResult] = []
     for result in results:
-        marked.append(_judge(result, controls.get(result.tool), isolated))
+        marked.append(_judge(result, controls.get(result.tool), isolated, words))
     return tuple(marked)
 
 
@@ -547,7 +549,9 @@ def _joined(first: str, rest: str | None) -> str:
     return first if not rest else f"{first}; {rest}"
 
 
-def _judge(result: CaseResult, control: CaseResult | None, isolated: bool) -> CaseResult:
+def _judge(
+    result: CaseResult, control: CaseResult | None, isolated: bool, words: FrontEnd
+) -> CaseResult:
     if result.inconclusive is not None or result.outcome is Outcome.NOT_RUN:
         return result
     if result.environment is not None:
@@ -557,11 +561,12 @@ def _judge(result: CaseResult, control: CaseResult | None, isolated: bool) -> Ca
         return _mark(
             result,
             f"the tool refused the call for an unmet precondition (`{precondition}`), not for "
-            "its arguments: set up what it names first (or give `--examples`) to judge it",
+            f"its arguments: set up what it names first (or give `{EXAMPLES.named(words)}`) to "
+            "judge it",
         )
     if not result.malformed:
         if result.source is CaseSource.SYNTHESIZED and result.rejected:
-            return _mark(result, _refused_sample_why(result))
+            return _mark(result, _refused_sample_why(result, words))
         return result
     if not result.rejected:
         return result  # silent accepts, -32603, timeouts and crashes stay verdicts
@@ -589,21 +594,24 @@ def _calls(n: int) -> str:
     return "1 call" if n == 1 else f"{n} calls"
 
 
-_UNSANDBOXED = (
-    'audit a disposable instance unsandboxed (CLI `--sandbox off`, `sandbox: "off"` on '
-    "probe_connect) to judge them."
-)
-_SANDBOX_HINT = {
-    WRITABLE_FS: "name the paths the tools write in the target's command line or environment "
-    "(each named path gets a private writable copy), or " + _UNSANDBOXED,
-    "": _UNSANDBOXED,
-}
+def _sandbox_hint(need: str, words: FrontEnd) -> str:
+    unsandboxed = (
+        f"audit a disposable instance unsandboxed (`{SANDBOX.set(words, 'off')}`) to judge them."
+    )
+    if not need.startswith(WRITABLE_FS):
+        return unsandboxed
+    return (
+        "name the paths the tools write in the target's command line, its environment or "
+        f"`{EXAMPLES.named(words)}` (each named path gets a private writable copy), or "
+        + unsandboxed
+    )
 
 
-def evidence_notes(fuzz: FuzzRun) -> list[str]:
+def evidence_notes(fuzz: FuzzRun, *, words: FrontEnd = "cli") -> list[str]:
     """mcprobe's summary of what its run could not judge, one line per cause (tool names in
     backticks, the lint convention): the environment, refused samples, rejections without a
-    working control (the protocol probes' notes are ``protocol_notes``)."""
+    working control (the protocol probes' notes are ``protocol_notes``); the knobs it names are
+    in ``words``, the vocabulary of the front-end that asked."""
     notes: list[str] = []
     by_need: dict[str, list[CaseResult]] = {}
     for result in fuzz.results:
@@ -614,7 +622,7 @@ def evidence_notes(fuzz: FuzzRun) -> list[str]:
             notes.append(
                 f"{_calls(len(found))} could not be judged in the sandbox: the tools need {need}, "
                 f"which the sandbox denies ({_tools(found)}). They count in no score; "
-                + _SANDBOX_HINT[WRITABLE_FS if need.startswith(WRITABLE_FS) else ""]
+                + _sandbox_hint(need, words)
             )
             continue
         notes.append(
@@ -628,7 +636,7 @@ def evidence_notes(fuzz: FuzzRun) -> list[str]:
         notes.append(
             f"{len(samples)} valid call(s) built by mcprobe were refused by the tool, which "
             f"proves nothing about it ({_tools(samples)}); give realistic arguments with "
-            "`--examples FILE` or declare `examples` in the schema to measure them."
+            f"`{EXAMPLES.named(words)}` or declare `examples` in the schema to measure them."
         )
     uncontrolled = [r for r in rest if r.malformed]
     if uncontrolled:

@@ -15,6 +15,9 @@ of three levels (``consent_level``), read from JSON booleans only:
 - ``destructive``: everything else: needs ``fuzz_destructive`` (``--fuzz-destructive``,
   ``fuzzDestructive: true``), which implies writes.
 
+The reasons are written in the words of the front-end that asked (``words``, ``core/knobs.py``)
+and carry their ``SkipCause``, which is what code compares.
+
 **Isolation first** (SPEC §5 Safety, ``core/isolation.py``): when the target runs isolated (a
 stdio target in the sandbox), its effects stay in private copies inside a namespace with no
 network, so every tool is called whatever its level (``isolated=True``). The consent levels
@@ -23,9 +26,9 @@ apply only without isolation (``--sandbox off``, no sandbox possible, an HTTP ta
 ``skipTools``), isolated or not. Every selected tool carries why it was called
 (``Selection.why_called``), every other tool why not.
 
-The skip reason is the same sentence for every tool of one level, so the report can name each
-level's skipped tools once, grouped. Naming a tool in ``include`` narrows the selection, it is
-not consent.
+The skip reason is the same sentence for every tool of one level (and front-end), so the report
+can name each level's skipped tools once, grouped. Naming a tool in ``include`` narrows the
+selection, it is not consent.
 
 Rules, in the order they are applied to each tool:
 
@@ -48,22 +51,25 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from mcprobe.core.model import JSON, SkippedTool
+from mcprobe.core.knobs import FUZZ_DESTRUCTIVE, FUZZ_WRITES, MAX_TOOLS, SKIP_TOOLS, FrontEnd
+from mcprobe.core.model import JSON, SkipCause, SkippedTool
 
 __all__ = [
     "DEFAULT_MAX_TOOLS",
-    "NEEDS_DESTRUCTIVE",
-    "NEEDS_WRITES",
     "NOT_REQUESTED",
-    "SKIPPED_BY_USER",
     "TASK_REQUIRED",
     "UNKNOWN_REQUESTED",
     "ConsentLevel",
     "Selection",
+    "beyond_max_tools",
+    "called_with_consent",
     "consent_level",
     "consent_problem",
+    "needs_destructive",
+    "needs_writes",
     "requires_task",
     "select_tools",
+    "skipped_by_user",
     "unknown_requested",
     "unknown_tool_name",
 ]
@@ -71,25 +77,47 @@ __all__ = [
 DEFAULT_MAX_TOOLS = 50
 UNKNOWN_TOOL_BASE = "mcprobe_nonexistent_tool"
 
-NEEDS_WRITES = (
-    "additive writes (destructiveHint: false, not readOnlyHint: true); pass fuzzWrites: true "
-    "(CLI --fuzz-writes) to call it"
-)
-NEEDS_DESTRUCTIVE = (
-    "may be destructive (neither readOnlyHint: true nor destructiveHint: false); pass "
-    "fuzzDestructive: true (CLI --fuzz-destructive) to call it"
-)
 NOT_REQUESTED = "not in the requested tools"
-SKIPPED_BY_USER = "named in skipTools (CLI --skip-tools)"
 CALLED_ISOLATED = "isolated: every tool is called inside the sandbox (its effects stay there)"
 CALLED_READ_ONLY = "read-only (readOnlyHint: true)"
-CALLED_WRITES = "additive writes (destructiveHint: false), with fuzzWrites consent"
-CALLED_DESTRUCTIVE = "may be destructive, with fuzzDestructive consent"
 UNKNOWN_REQUESTED = "requested, but the server lists no tool of that name"
 TASK_REQUIRED = (
     'requires task-augmented calls (execution.taskSupport: "required", MCP 2025-11-25 tasks); '
     "mcprobe sends plain tools/call requests, which such a tool may refuse, so it is not fuzzed"
 )
+
+
+def needs_writes(words: FrontEnd = "cli") -> str:
+    """The skip reason of an additive-write tool without consent, in ``words``."""
+    return (
+        "additive writes (destructiveHint: false, not readOnlyHint: true); pass "
+        f"{FUZZ_WRITES.set(words)} to call it"
+    )
+
+
+def needs_destructive(words: FrontEnd = "cli") -> str:
+    """The skip reason of a possibly destructive tool without consent, in ``words``."""
+    return (
+        "may be destructive (neither readOnlyHint: true nor destructiveHint: false); pass "
+        f"{FUZZ_DESTRUCTIVE.set(words)} to call it"
+    )
+
+
+def skipped_by_user(words: FrontEnd = "cli") -> str:
+    """The skip reason of a tool the user named in ``skip``, in ``words``."""
+    return f"named in {SKIP_TOOLS.named(words)}"
+
+
+def beyond_max_tools(max_tools: int, words: FrontEnd = "cli") -> str:
+    """The skip reason of a tool past the ``max_tools`` limit, in ``words``."""
+    return f"beyond {MAX_TOOLS.set(words, max_tools)}"
+
+
+def called_with_consent(level: ConsentLevel, words: FrontEnd = "cli") -> str:
+    """Why a writes or destructive tool was called without isolation, in ``words``."""
+    if level is ConsentLevel.WRITES:
+        return f"additive writes (destructiveHint: false), with {FUZZ_WRITES.set(words)} consent"
+    return f"may be destructive, with {FUZZ_DESTRUCTIVE.set(words)} consent"
 
 
 @dataclass(frozen=True)
@@ -136,19 +164,32 @@ def consent_level(tool: dict[str, JSON]) -> ConsentLevel:
 
 
 def consent_problem(
-    tool: dict[str, JSON], *, fuzz_writes: bool = False, fuzz_destructive: bool = False
-) -> str | None:
-    """Why ``tool`` may not be called with the given consent (its level's sentence), or None."""
+    tool: dict[str, JSON],
+    *,
+    fuzz_writes: bool = False,
+    fuzz_destructive: bool = False,
+    words: FrontEnd = "cli",
+) -> SkippedTool | None:
+    """Why ``tool`` may not be called with the given consent (its level's cause and sentence,
+    in ``words``), or None. ``tool`` has a string name (``select_tools`` checked it)."""
     level = consent_level(tool)
     if level is ConsentLevel.READ_ONLY or fuzz_destructive:
         return None
+    name = str(tool.get("name"))
     if level is ConsentLevel.WRITES:
-        return None if fuzz_writes else NEEDS_WRITES
-    return NEEDS_DESTRUCTIVE
+        if fuzz_writes:
+            return None
+        return SkippedTool(name, needs_writes(words), SkipCause.NEEDS_WRITES)
+    return SkippedTool(name, needs_destructive(words), SkipCause.NEEDS_DESTRUCTIVE)
 
 
 def called_because(
-    tool: dict[str, JSON], *, isolated: bool, fuzz_writes: bool, fuzz_destructive: bool
+    tool: dict[str, JSON],
+    *,
+    isolated: bool,
+    fuzz_writes: bool,
+    fuzz_destructive: bool,
+    words: FrontEnd = "cli",
 ) -> str:
     """Why a selected tool is called: the isolation, or the consent its level needed."""
     if isolated:
@@ -156,9 +197,7 @@ def called_because(
     level = consent_level(tool)
     if level is ConsentLevel.READ_ONLY:
         return CALLED_READ_ONLY
-    if level is ConsentLevel.WRITES and fuzz_writes and not fuzz_destructive:
-        return CALLED_WRITES
-    return CALLED_WRITES if level is ConsentLevel.WRITES else CALLED_DESTRUCTIVE
+    return called_with_consent(level, words)
 
 
 def select_tools(
@@ -170,8 +209,10 @@ def select_tools(
     include: Sequence[str] | None = None,
     isolated: bool = False,
     skip: Sequence[str] = (),
+    words: FrontEnd = "cli",
 ) -> Selection:
-    """Choose the tools to fuzz, in listing order, and say why every other tool was skipped.
+    """Choose the tools to fuzz, in listing order, and say why every other tool was skipped
+    (each reason in ``words``, the vocabulary of the front-end that asked, with its cause).
 
     Raises ``ValueError`` for a negative ``max_tools`` (a caller bug, not target behaviour).
     """
@@ -195,41 +236,34 @@ def select_tools(
         name = tool.get("name") if isinstance(tool, dict) else None
         if not isinstance(name, str) or not name:
             what = "not an object" if not isinstance(tool, dict) else "it has no string name"
-            skipped.append(SkippedTool(f"tools[{index}]", f"malformed tool entry: {what}"))
+            malformed = f"malformed tool entry: {what}"
+            skipped.append(SkippedTool(f"tools[{index}]", malformed, SkipCause.MALFORMED))
             continue
         if name in seen:
-            skipped.append(SkippedTool(name, "duplicate name: only the first definition is fuzzed"))
+            duplicate = "duplicate name: only the first definition is fuzzed"
+            skipped.append(SkippedTool(name, duplicate, SkipCause.DUPLICATE))
             continue
         seen.add(name)
         if wanted_set is not None and name not in wanted_set:
-            skipped.append(SkippedTool(name, NOT_REQUESTED))
+            skipped.append(SkippedTool(name, NOT_REQUESTED, SkipCause.NOT_REQUESTED))
             continue
         if requires_task(tool):
-            skipped.append(SkippedTool(name, TASK_REQUIRED))
+            skipped.append(SkippedTool(name, TASK_REQUIRED, SkipCause.TASK_REQUIRED))
             continue
         if name in skip_set:
-            skipped.append(SkippedTool(name, SKIPPED_BY_USER))
+            skipped.append(SkippedTool(name, skipped_by_user(words), SkipCause.SKIPPED_BY_USER))
             continue
-        problem = (
-            None
-            if isolated
-            else consent_problem(tool, fuzz_writes=fuzz_writes, fuzz_destructive=fuzz_destructive)
-        )
+        consent = {"fuzz_writes": fuzz_writes, "fuzz_destructive": fuzz_destructive}
+        problem = None if isolated else consent_problem(tool, **consent, words=words)
         if problem is not None:
-            skipped.append(SkippedTool(name, problem))
+            skipped.append(problem)
             continue
         if len(selected) >= max_tools:
-            skipped.append(SkippedTool(name, f"beyond maxTools={max_tools}"))
+            beyond = beyond_max_tools(max_tools, words)
+            skipped.append(SkippedTool(name, beyond, SkipCause.BEYOND_MAX_TOOLS))
             continue
         selected.append(tool)
-        why.append(
-            called_because(
-                tool,
-                isolated=isolated,
-                fuzz_writes=fuzz_writes,
-                fuzz_destructive=fuzz_destructive,
-            )
-        )
+        why.append(called_because(tool, isolated=isolated, **consent, words=words))
 
     unknown: list[str] = []
     for name in wanted or ():

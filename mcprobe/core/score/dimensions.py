@@ -52,6 +52,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from mcprobe.core.calls.result_shape import version_problem
+from mcprobe.core.knobs import FrontEnd
 from mcprobe.core.model import (
     JSON,
     CaseResult,
@@ -558,27 +559,39 @@ DIMENSIONS: tuple[DimensionSpec, ...] = (
 
 
 def score_server(
-    snapshot: ServerSnapshot, findings: Sequence[Finding], fuzz: FuzzRun | None
+    snapshot: ServerSnapshot,
+    findings: Sequence[Finding],
+    fuzz: FuzzRun | None,
+    *,
+    words: FrontEnd = "cli",
 ) -> Score:
     """Score a server: every dimension of ``DIMENSIONS``, overall = half-up round(10 × mean of
     the measured dimensions' one-decimal scores), bounded by the dimensions' caps, and its grade
     ("-" when nothing was measured). A server with tools none of which was called is not graded
-    at all (``core/score/grading.py``): its dimensions are scored, its overall is None."""
+    at all (``core/score/grading.py``): its dimensions are scored, its overall is None.
+    ``words``: the front-end whose knobs the not-graded reason names (``core/knobs.py``)."""
     inputs = ScoreInputs(snapshot=snapshot, findings=findings, fuzz=fuzz)
     dimensions = tuple(spec.score(inputs) for spec in DIMENSIONS)
-    return graded(dimensions, snapshot.tools, fuzz)
+    return graded(dimensions, snapshot.tools, fuzz, words=words)
 
 
-def graded(dimensions: Sequence[Dimension], tools: Sequence[JSON], fuzz: FuzzRun | None) -> Score:
+def graded(
+    dimensions: Sequence[Dimension],
+    tools: Sequence[JSON],
+    fuzz: FuzzRun | None,
+    *,
+    words: FrontEnd = "cli",
+) -> Score:
     """The overall and grade of ``dimensions`` (mean of the measured ones, bounded by the
-    dimensions' caps) and whether they may be shown (``grading.grade_status``)."""
+    dimensions' caps) and whether they may be shown (``grading.grade_status``, its reasons in
+    ``words``)."""
     caps = [
         spec.cap(dimension)
         for spec, dimension in zip(DIMENSIONS, dimensions, strict=True)
         if spec.cap is not None
     ]
     limits = [cap for cap in caps if cap is not None]
-    status = grade_status(tools, fuzz, dimensions, critical=bool(limits))
+    status = grade_status(tools, fuzz, dimensions, critical=bool(limits), words=words)
     if status.not_graded is not None:
         return Score(None, "-", tuple(dimensions), not_graded=status.not_graded)
     measured = [d.score for d in dimensions if d.score is not None]

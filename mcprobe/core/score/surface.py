@@ -25,6 +25,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from mcprobe.core.checks.catalogue import CHECKS, CheckResult, Level, Verdict
+from mcprobe.core.knobs import FrontEnd
 from mcprobe.core.model import JSON, Deduction, Dimension, FuzzRun, Score
 from mcprobe.core.score.dimensions import grade_for, graded, round_half_up
 from mcprobe.core.verdicts import deduction_reason
@@ -107,12 +108,13 @@ def apply_surface(
     *,
     tools: Sequence[JSON] | None = None,
     fuzz: FuzzRun | None = None,
+    words: FrontEnd = "cli",
 ) -> Score:
     """``score`` with the checks folded in (see the module docstring). The overall keeps any
     cap the original score had (e.g. the Security dimension's F band). With ``tools`` (the
     listing) and ``fuzz``, the grade is decided again on the new dimensions
     (``dimensions.graded``: the checks may measure a behavioural dimension of a run that called
-    no tool, which then grades it static instead of not at all)."""
+    no tool, which then grades it static instead of not at all; its reasons in ``words``)."""
     scored = [
         r
         for r in checks
@@ -133,7 +135,7 @@ def apply_surface(
         else:
             dimensions.append(_measure(dimension, mine))
     if tools is not None:
-        return graded(tuple(dimensions), tools, fuzz)
+        return graded(tuple(dimensions), tools, fuzz, words=words)
     if score.not_graded is not None:  # no tool was called: the checks never grade the tools
         return dataclasses.replace(score, dimensions=tuple(dimensions))
     measured = [d.score for d in dimensions if d.score is not None]
