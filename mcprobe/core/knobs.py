@@ -5,7 +5,7 @@ The core's advice ("pass --fuzz-writes", "give realistic --examples") must use t
 front-end the user is in: CLI flags on the command line (``--fuzz-writes``), tool inputs in the
 MCP server (``fuzzWrites: true``), keyword arguments in the library (``fuzz_writes=True``); a
 sentence mixing two vocabularies sends the reader looking for a knob their front-end does not
-have. Each front-end passes its ``FrontEnd`` down with the request (``AuditOptions.words``); the
+have. Each front-end passes its ``FrontEnd`` down with the request (``AuditRequest.words``); the
 core renders a knob with ``Knob.named`` / ``Knob.set``. Comparisons never read these words:
 what a text says is kept as data beside it (e.g. ``SkippedTool.cause``).
 """
