@@ -55,7 +55,7 @@ _PADDING_NEWLINES = 10
 # --------------------------------------------------------------------------- the texts
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ModelText:
     """One string the model reads, with where it is and how a message names it."""
 
