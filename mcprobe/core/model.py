@@ -31,7 +31,7 @@ class Severity(StrEnum):
         return {"critical": 0, "error": 1, "warning": 2, "info": 3}[self.value]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Location:
     """Where a finding points: a tool, optionally a parameter, optionally a JSON pointer
     into the tool definition (RFC 6901, e.g. ``/inputSchema/properties/a``)."""
@@ -43,7 +43,7 @@ class Location:
     prompt: str | None = None  # a prompt name (prompt.* findings)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Finding:
     """One static (lint) or server-level observation about the target."""
 
@@ -121,7 +121,7 @@ class CaseSource(StrEnum):
     SYNTHESIZED = "synthesized"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Case:
     """One call to make: the exact ``arguments`` to send and why.
 
@@ -139,7 +139,7 @@ class Case:
     source: CaseSource = CaseSource.SYNTHESIZED
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DroppedCase:
     """A case the generator built but did not emit, and why (e.g. it validated although it was
     meant to be malformed)."""
@@ -206,7 +206,7 @@ class Outcome(StrEnum):
     NOT_RUN = "notRun"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CaseResult:
     """A classified call: the case, what came back, and the flags of SPEC §5."""
 

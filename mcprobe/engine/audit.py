@@ -47,6 +47,7 @@ from mcprobe.core.target_spec import TargetSpec
 from mcprobe.core.version import __version__
 from mcprobe.engine.attack_probes import answer_security
 from mcprobe.engine.fuzz_runner import ProgressCallback, run_fuzz
+from mcprobe.engine.gc_budget import with_fewer_collections
 from mcprobe.engine.offload import computed
 from mcprobe.engine.progress_probes import progress_checks, traces_so_far
 from mcprobe.engine.protocol_probes import run_surface_probes, second_connection_checks
@@ -89,6 +90,7 @@ class Opened:
     connection_id: str | None = None
 
 
+@with_fewer_collections
 async def audit(
     request: AuditRequest,
     *,

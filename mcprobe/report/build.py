@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from mcprobe.core.calls.evidence import evidence_notes, protocol_notes
 from mcprobe.core.knobs import FrontEnd
@@ -94,14 +95,54 @@ def to_result_out(result: CaseResult, crashed_by: str | None = None) -> FuzzResu
     ``FuzzResultOut``'s validators would change nothing: its verdicts are given), the target's
     text made safe here exactly as validation would (``safe_field``, whatever its type: the
     validating path gets the same values)."""
-    call = f"{result.tool} {result.label}"
-    fields = {  # FuzzResultOut's fields, in its order (``_value_``: ``value`` without the
-        # enum descriptor's cost, 35,500 times)
+    r = result
+    verdicts = bystander_verdicts(r.verdicts, f"{r.tool} {r.label}", crashed_by)
+    if not _declared_types(r):
+        return FuzzResultOut(**_result_fields(r, verdicts))
+    # Declared types: each text is a str (or None), so ``safe_field`` is ``safe_text``, and an
+    # ASCII text (nearly all of them) is already safe as it is: 35,500 records at 1,000 tools.
+    tool, label, message, note = r.tool, r.label, r.message, r.note
+    environment, inconclusive = r.environment, r.inconclusive
+    return trusted(
+        FuzzResultOut,
+        {  # FuzzResultOut's fields, in its order (``_value_``: ``value`` without the enum
+            # descriptor's cost)
+            "name": tool if tool.isascii() else safe_text(tool),
+            "case": label if label.isascii() else safe_text(label),
+            "kind": r.kind._value_,
+            "malformed": r.malformed,
+            "outcome": r.outcome._value_,
+            "silently_accepted": r.silently_accepted,
+            "empty_success": r.empty_success,
+            "output_schema_violation": r.output_schema_violation,
+            "leak": r.leak,
+            "arguments": safe_field(r.arguments),
+            "latency_ms": float(round(r.latency_ms)),  # see ``_result_fields``
+            "error_code": r.error_code,
+            "message": message if message is None or message.isascii() else safe_text(message),
+            "note": note if note is None or note.isascii() else safe_text(note),
+            "source": r.source._value_,
+            "failure_as_success": r.failure_as_success,
+            "environment": environment
+            if environment is None or environment.isascii()
+            else safe_text(environment),
+            "inconclusive": inconclusive
+            if inconclusive is None or inconclusive.isascii()
+            else safe_text(inconclusive),
+            "validation_bypass": r.validation_bypass,
+            "verdicts": verdicts,
+        },
+    )
+
+
+def _result_fields(result: CaseResult, verdicts: list[str]) -> dict[str, Any]:
+    """``FuzzResultOut``'s fields of ``result``, whatever their types, for validation."""
+    return {
         "name": safe_field(result.tool),
         "case": safe_field(result.label),
-        "kind": result.kind._value_,
+        "kind": result.kind.value,
         "malformed": result.malformed,
-        "outcome": result.outcome._value_,
+        "outcome": result.outcome.value,
         "silently_accepted": result.silently_accepted,
         "empty_success": result.empty_success,
         "output_schema_violation": result.output_schema_violation,
@@ -113,16 +154,13 @@ def to_result_out(result: CaseResult, crashed_by: str | None = None) -> FuzzResu
         "error_code": result.error_code,
         "message": safe_field(result.message),
         "note": safe_field(result.note),
-        "source": result.source._value_,
+        "source": result.source.value,
         "failure_as_success": result.failure_as_success,
         "environment": safe_field(result.environment),
         "inconclusive": safe_field(result.inconclusive),
         "validation_bypass": result.validation_bypass,
-        "verdicts": bystander_verdicts(result.verdicts, call, crashed_by),
+        "verdicts": verdicts,
     }
-    if _declared_types(result):
-        return trusted(FuzzResultOut, fields)
-    return FuzzResultOut(**fields)
 
 
 def _as_out(result: CaseResult | FuzzResultOut) -> FuzzResultOut:

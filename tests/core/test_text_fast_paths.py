@@ -249,3 +249,31 @@ def test_a_text_without_a_fence_has_only_blanks_for_its_json_fences() -> None:
         if "```" not in text and "~~~" not in text:
             assert _json_fences(text) == " " * len(text)
     assert _json_fences('see ```json\n{"a": "b"}\n```').strip() == "{ a :  b }"
+
+
+def test_no_instruction_pattern_matches_blank_text() -> None:
+    """So ``check_model_instructions`` skips a fenceless text's JSON-fence variant (all blanks)."""
+    for length in range(600):
+        blank = " " * length
+        assert _ANY_INSTRUCTION.search(blank) is None
+        assert all(pattern.search(blank) is None for pattern, _ in _INSTRUCTION_PATTERNS)
+
+
+def _repeated_texts() -> list[ModelText]:
+    """Every string of the suite twice, under other tools and kinds: what the scans remember."""
+    kinds = ("description", "name", "content", "title")
+    return [
+        ModelText(Location(f"tool_{i}", pointer="/description"), f"the text {i}", text, kind, "t")
+        for i, text in enumerate([*suite_strings(), *suite_strings()])
+        for kind in (kinds[i % len(kinds)],)
+    ]
+
+
+def test_the_text_scans_find_in_a_repeated_text_what_they_find_in_it_alone() -> None:
+    """``check_model_instructions`` and ``check_hidden_characters`` remember the texts they found
+    clean within one run; a text with a finding is judged again wherever it comes back."""
+    texts = _repeated_texts()
+    for check in (security_text.check_model_instructions, security_text.check_hidden_characters):
+        alone = [finding for text in texts for finding in check([text])]
+        assert alone, check  # the corpus has texts each scan reports
+        assert list(check(texts)) == alone, check

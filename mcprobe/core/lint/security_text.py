@@ -55,7 +55,7 @@ _PADDING_NEWLINES = 10
 # --------------------------------------------------------------------------- the texts
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ModelText:
     """One string the model reads, with where it is and how a message names it."""
 
@@ -495,9 +495,15 @@ def check_ansi_styling(texts: Sequence[ModelText]) -> Iterator[Finding]:
 
 
 def check_hidden_characters(texts: Sequence[ModelText]) -> Iterator[Finding]:
+    clean: set[str] = set()  # texts without a hidden run (a listing repeats most of its texts)
     for t in texts:
+        if t.text in clean:
+            continue
         plain = _without_styling(t.text)
         spans = list(_hidden_spans(plain))
+        if not spans:
+            clean.add(t.text)  # (the text alone decides: the same text is as clean anywhere)
+            continue
         if t.kind == "content":
             spans = [span for span in spans if _hides(plain[span[0] : span[1]])]
         if not spans:
@@ -737,12 +743,17 @@ _ANY_INSTRUCTION = _any_of([pattern for pattern, _ in _INSTRUCTION_PATTERNS])
 
 
 def check_model_instructions(texts: Sequence[ModelText]) -> Iterator[Finding]:
+    clean: set[str] = set()  # texts no pattern matches in (a listing repeats most of its texts)
     for t in texts:
-        if t.kind == "name":
+        if t.kind == "name" or t.text in clean:
             continue
         folded = _folded(t.text)
-        variants = (_unquoted(folded), _json_fences(folded))
+        # Without a fence the JSON-block variant is all blanks, which no pattern matches
+        # (``test_no_instruction_pattern_matches_blank_text``): not searched, 50 us a text.
+        fenced = "```" in folded or "~~~" in folded
+        variants = (_unquoted(folded), _json_fences(folded)) if fenced else (_unquoted(folded),)
         if not any(_ANY_INSTRUCTION.search(text) for text in variants):
+            clean.add(t.text)  # (the text alone decides: the same text is as clean anywhere)
             continue  # no pattern matches anywhere: the loop below would find nothing
         seen: set[str] = set()
         for pattern, what in _INSTRUCTION_PATTERNS:
