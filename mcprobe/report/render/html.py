@@ -55,12 +55,13 @@ h3{font-size:1rem;margin-top:1.2rem}h4{font-size:.95rem;margin:1rem 0 .3rem}
 .g--{background:var(--muted)}
 table{border-collapse:collapse;width:100%;font-size:13px}
 th,td{border:1px solid var(--line);padding:.25rem .5rem;text-align:left;vertical-align:top}
-th{white-space:nowrap;background:#f6f8fa}td:last-child{overflow-wrap:anywhere}
+td{overflow-wrap:anywhere;word-break:break-word}
+th{white-space:nowrap;background:#f6f8fa}
 table.sortable th{cursor:pointer;user-select:none}
 th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
 tr.fail td{background:#fff5f5}tr.fail td:first-child{border-left:3px solid var(--bad)}
 code,pre{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}
-code{overflow-wrap:anywhere}
+main{overflow-wrap:anywhere}
 pre{background:#f6f8fa;padding:.5rem;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
 blockquote{margin:0;padding:0 1rem;border-left:3px solid var(--line);color:var(--muted)}
 .muted{color:var(--muted)}
