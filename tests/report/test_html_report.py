@@ -146,6 +146,50 @@ def test_the_demo_page_in_chromium_has_exactly_the_sections_of_the_demo_markdown
     assert _h2(dom.stdout) == sections
 
 
+@needs_chromium
+@pytest.mark.slow
+def test_the_real_server_shaped_page_in_chromium_has_exactly_the_markdowns_sections(
+    tmp_path: Path,
+) -> None:
+    report = _real_server_report()
+    page = tmp_path / "server.html"
+    page.write_text(render_html(report), encoding="utf-8")
+    dom = _chromium(page, "--dump-dom")
+    assert _console(dom.stderr) == []
+    sections = _markdown_sections(render_markdown(report))
+    assert {"Resources, prompts and protocol", "Drift against the lock"} <= set(sections)
+    assert _h2(dom.stdout) == sections
+
+
+def _row(dom: str, tool: str, case: str) -> str:
+    body = dom.split('id="fuzz"', 1)[1].split("</table>", 1)[0]
+    (row,) = [
+        r for r in body.split("<tr")[2:] if f"<code>{tool}</code></td>\n<td><code>{case}<" in r
+    ]
+    return row
+
+
+@needs_chromium
+@pytest.mark.slow
+def test_in_chromium_an_inconclusive_call_is_unmarked_and_a_failure_as_success_is_marked(
+    tmp_path: Path,
+) -> None:
+    page = tmp_path / "demo.html"
+    page.write_text(render_html(_demo_report()), encoding="utf-8")
+    dom = _chromium(page, "--dump-dom")
+    assert _console(dom.stderr) == []
+    refused = _row(dom.stdout, "open_repo", "valid")  # the tool refused mcprobe's sample
+    assert "inconclusive" in refused and 'class="fail"' not in refused
+    assert "reproduce" not in refused
+    dressed = _row(dom.stdout, "backup_status", "valid")
+    assert "failureAsSuccess" in dressed and 'class="fail"' in dressed
+    anchor = re.search(r'href="#(repro-\d+)">reproduce', dressed)
+    assert anchor is not None
+    repro = dom.stdout.split(f'id="{anchor.group(1)}"', 1)[1].split("</section>", 1)[0]
+    assert '"method": "tools/call"' in repro and '"name": "backup_status"' in repro
+    assert "open_repo" not in dom.stdout.split('class="reproducers"', 1)[1].split("<h2>", 1)[0]
+
+
 @pytest.mark.parametrize(
     "report",
     [
