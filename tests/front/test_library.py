@@ -25,11 +25,9 @@ CLI_TARGET = CLI_TARGET
 REPO = REPO_ROOT
 
 
-def test_import_mcprobe_loads_neither_the_sdk_nor_pydantic() -> None:
-    code = (
-        "import sys, mcprobe; "
-        "print(sorted(m for m in ('mcp', 'pydantic', 'jsonschema', 'anyio') if m in sys.modules))"
-    )
+def test_import_mcprobe_loads_neither_the_sdk_nor_pydantic_nor_markdown_it() -> None:
+    modules = "('mcp', 'pydantic', 'jsonschema', 'anyio', 'markdown_it')"
+    code = f"import sys, mcprobe; print(sorted(m for m in {modules} if m in sys.modules))"
     out = subprocess.run([PY, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
     assert out.stdout.strip() == "[]"
 

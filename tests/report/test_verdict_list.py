@@ -62,14 +62,15 @@ def _rows(page: str) -> list[str]:
 def test_the_html_report_gives_an_inconclusive_call_no_failing_row_and_no_reproducer() -> None:
     page = render_html(_report(_refused_sample()))
     (row,) = _rows(page)
-    assert 'class="fail"' not in row and "reproduce" not in row
-    assert "Reproducers (0)" in page
+    assert 'class="fail"' not in row and "reproduce" not in row and "inconclusive" in row
+    assert "Reproducers (0)" in page and 'class="repro"' not in page
 
 
 def test_the_html_report_flags_a_failure_reported_as_success_and_links_its_reproducer() -> None:
     page = render_html(_report(_dressed_failure()))
     (row,) = _rows(page)
-    assert 'class="fail"' in row and "failure as success" in row and "reproduce" in row
+    assert 'class="fail"' in row and "failureAsSuccess" in row and "reproduce" in row
+    assert 'id="repro-0"' in page
 
 
 def test_verbose_call_lines_flag_a_failure_reported_as_success() -> None:
@@ -94,7 +95,7 @@ def test_every_per_call_flag_reaches_every_renderer_from_the_stored_list(key: st
     kind = verdict(key)
     report = _report(_one_flag(key))
     assert f"| ok | {key} |" in render_markdown(report)
-    assert kind.flag in _rows(render_html(report))[0]
+    assert f"<td>{key}</td>" in _rows(render_html(report))[0]  # as the Markdown shows it
     assert call_lines(report, latency=False) == [f"mcprobe: call t valid → ok ({kind.flag})"]
     assert report.fuzz_summary is not None
     assert f"{key} 1" in _summary_text(report.fuzz_summary)

@@ -34,6 +34,8 @@ from mcprobe.report.render.drift_markdown import drift_section
 from mcprobe.report.render.escape import md_cell, md_code, md_inline, md_prose, md_text
 from mcprobe.report.render.surface_markdown import render_surface, surface_advice, surface_fixes
 
+FUZZ_RESULTS = "Fuzz results"  # section titles the HTML page finds to add its reproducers
+PROTOCOL_PROBES = "Protocol probes"
 CLEAN = "Nothing to fix — this server passes every check."
 NOTHING_BUT_ADVICE = "Nothing to fix; only advice below (SHOULDs of the spec, not scored)."
 NO_CRITICAL = "✓ No critical behavioral issues"
@@ -458,7 +460,7 @@ def _fuzz_row(result: FuzzResultOut, names: dict[str, str]) -> str:
 
 
 def _fuzz_table(report: ConformanceReport) -> list[str]:
-    lines = ["## Fuzz results", ""]
+    lines = [f"## {FUZZ_RESULTS}", ""]
     rows = list(report.fuzz)  # the per-server probes are in the Protocol part
     if not rows:
         return [*lines, "No cases were run."]
@@ -507,7 +509,7 @@ def _protocol(report: ConformanceReport) -> list[str] | None:
     ):
         return None
     lines = [
-        "## Protocol probes",
+        f"## {PROTOCOL_PROBES}",
         "",
         "Sent once per server: they test its protocol layer (the `tools/call` dispatch of its "
         "SDK or framework), which answers the same for every tool.",
