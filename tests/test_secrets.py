@@ -117,6 +117,11 @@ async def test_bearer_and_header_values_echoed_by_an_http_target_appear_nowhere(
             )
             report = await audit(AuditRequest(spec, fuzz=True))
     assert report.server.instructions == "auth=Bearer [redacted] key=[redacted]"
+    # the echo in the initialize answer is a finding of its own, at the server (one per kind)
+    at_server = [
+        f for f in report.findings if f.code == "security.secret_echo" and f.location.tool is None
+    ]
+    assert len(at_server) == 2 and all("initialize answer" in f.message for f in at_server)
     assert report.target is not None and report.target.header_names == ["X-Api-Key"]
     assert {r.name for r in report.fuzz} == {"whoami"}
     for name, text in every_format(report).items():

@@ -34,7 +34,12 @@ from mcprobe.core.lint.surface_security import surface_security_findings
 from mcprobe.core.model import Finding, FuzzRun
 from mcprobe.core.score.dimensions import score_server
 from mcprobe.core.score.surface import apply_surface
-from mcprobe.core.security.proofs import canary_findings, echo_findings, sighting_findings
+from mcprobe.core.security.proofs import (
+    canary_findings,
+    echo_findings,
+    server_echo_findings,
+    sighting_findings,
+)
 from mcprobe.core.security.results import credential_findings, exposed_values
 from mcprobe.core.target_protocol import (
     Era,
@@ -239,6 +244,7 @@ async def _audit_open(
     findings = _dedupe([*linted, *target.session_findings()])
     seen = observations(watch, fuzz_run.results if fuzz_run is not None else ())
     findings += [*canary_findings(seen, canary), *echo_findings(seen, echo_secrets)]
+    findings += server_echo_findings(snapshot, echo_secrets)
     findings += [*answered, *_beyond_tools(target, surface, canary)]
     async with phase("relisting (tools/list again, for rug pulls)"):
         findings += await relisting_findings(target, fuzzed=fuzz_run is not None)

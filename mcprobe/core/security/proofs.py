@@ -13,12 +13,12 @@ came from (the tool and the case label); the engine collects them while calling.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from mcprobe.core.lint.registry import finding
 from mcprobe.core.lint.security_text import shown
-from mcprobe.core.model import Finding, Location
+from mcprobe.core.model import Finding, Location, ServerSnapshot
 
 __all__ = ["CanarySighting", "Observation", "canary_findings", "echo_findings", "sighting_findings"]
 
@@ -129,6 +129,30 @@ def sighting_findings(
             )
         )
     return found
+
+
+def server_echo_findings(
+    snapshot: ServerSnapshot, secrets: Sequence[tuple[str, str]]
+) -> list[Finding]:
+    """One critical finding per kind of secret mcprobe sent that the server's own answer to the
+    handshake carries (its name, title, version or instructions): the model reads those too.
+    ``secrets`` as for ``echo_findings``; the value never enters the finding."""
+    info = snapshot.server_info if isinstance(snapshot.server_info, Mapping) else {}
+    texts = [info.get(key) for key in ("name", "title", "version")]
+    texts.append(snapshot.instructions)
+    shown_in = " ".join(t for t in texts if isinstance(t, str))
+    return [
+        finding(
+            "security.secret_echo",
+            f"The server's initialize answer (its name, version or instructions) echoed {kind} "
+            "mcprobe sent; every client shows it and the model reads it. (The value is not "
+            "shown here.)",
+            "Never reflect credentials or request headers into serverInfo or instructions.",
+            Location(),
+        )
+        for kind, value in secrets
+        if len(value) >= 4 and value in shown_in
+    ]
 
 
 def echo_findings(
