@@ -176,7 +176,7 @@ async def probe_lint(
 ) -> ToolOutput:
     connection = registry.get(args.connection_id)
     report = await _audit(connection, AuditRequest(connection.spec, words="tool"))
-    counts = {"error": 0, "warning": 0, "info": 0}
+    counts = {"critical": 0, "error": 0, "warning": 0, "info": 0}
     for finding in report.findings:
         counts[finding.severity] += 1
     out = LintOutput(
@@ -186,8 +186,8 @@ async def probe_lint(
         summary=SeveritySummary(**counts),
     )
     lines = [
-        f"{connection.id}: {counts['error']} errors, {counts['warning']} warnings, "
-        f"{counts['info']} info."
+        f"{connection.id}: {counts['critical']} critical, {counts['error']} errors, "
+        f"{counts['warning']} warnings, {counts['info']} info."
     ]
     lines += [
         f"- {f.severity} {f.code} at {json.dumps(f.location.model_dump(exclude_none=True))}: "

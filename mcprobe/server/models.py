@@ -256,6 +256,7 @@ class ConnectOutput(WireModel):
 
 
 class SeveritySummary(WireModel):
+    critical: int = 0
     error: int
     warning: int
     info: int

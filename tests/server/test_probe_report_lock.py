@@ -46,3 +46,16 @@ async def test_a_pinned_lock_shows_no_drift_on_the_same_server_and_drift_on_its_
             error, text, _ = await call(client, "probe_report", {"lock": {"tools": 1}})
             assert error and "not an mcprobe lock" in text
             await call(client, "probe_disconnect", {"all": True})
+
+
+async def test_probe_lint_counts_the_critical_findings_of_a_poisoned_server() -> None:
+    """A critical security finding once made probe_lint fail (its summary had no such key)."""
+    with anyio.fail_after(60):
+        async with mcprobe_client() as client:
+            error, text, _ = await call(client, "probe_connect", _target("poisoned"))
+            assert not error, text
+            error, text, lint = await call(client, "probe_lint", {})
+    assert not error, text
+    critical = [f for f in lint["findings"] if f["severity"] == "critical"]
+    assert critical and lint["summary"]["critical"] == len(critical)
+    assert f"{len(critical)} critical" in text
