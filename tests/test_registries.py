@@ -144,6 +144,62 @@ def test_an_unknown_format_is_one_usage_error_naming_the_known_ones() -> None:
     assert len({f.extension for f in FORMATS}) == len(FORMATS)
 
 
+_FORMAT_LIST = re.compile(
+    r"\b(?:md|json|sarif|junit|html)(?:(?:, or |, |,| or |\|)(?:md|json|sarif|junit|html)\b){3,}"
+)
+
+
+def _hand_kept_format_lists(path: Path) -> list[int]:
+    """Lines of ``path`` holding a string (not a docstring) that lists four or more format
+    names: a help text or a table that a new format would not reach."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+        and _FORMAT_LIST.search(node.value)
+    ]
+
+
+def test_no_help_text_or_table_lists_the_formats_by_hand() -> None:
+    package = ROOT / "mcprobe"
+    found = {
+        str(path.relative_to(package)): lines
+        for path in sorted(package.rglob("*.py"))
+        if path != package / "report" / "formats.py"
+        if (lines := _hand_kept_format_lists(path))
+    }
+    assert found == {}, "read report.formats (FORMAT_NAMES, expected_names, output_format)"
+
+
+def test_a_new_format_reaches_the_report_directory_file_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mcprobe.cli import outputs
+    from mcprobe.report import formats
+
+    extra = formats.OutputFormat(
+        "tsv", "TSV", "text/tab-separated-values", ".tsv", FORMATS[0].render
+    )
+    monkeypatch.setattr(formats, "FORMATS", (*FORMATS, extra))
+    assert outputs.file_name("tsv") == "mcprobe-report.tsv"
+    assert [outputs.file_name(f.name) for f in FORMATS] == [
+        "mcprobe-report" + f.suffix for f in FORMATS
+    ]
+
+
 # --------------------------------------------------------------------------- transports
 
 
