@@ -242,13 +242,27 @@ def _transport_name_tests(path: Path) -> list[int]:
     return found
 
 
+def _transport_name_lists(path: Path) -> list[int]:
+    """Lines of ``path`` with a tuple, list or set of two or more transport or wire names (a
+    hand-kept list, e.g. ``_REMOTE = ("http", "sse")`` for ``transport in _REMOTE``)."""
+    import ast
+
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set))
+        and len(node.elts) >= 2
+        and all(isinstance(e, ast.Constant) and e.value in _WIRE_NAMES for e in node.elts)
+    ]
+
+
 def test_no_code_asks_for_a_transport_by_name_instead_of_its_traits() -> None:
     package = ROOT / "mcprobe"
     found = {
         str(path.relative_to(package)): lines
         for path in sorted(package.rglob("*.py"))
         if not str(path.relative_to(package)).startswith(_NAMES_TRANSPORTS)
-        if (lines := _transport_name_tests(path))
+        if (lines := _transport_name_tests(path) + _transport_name_lists(path))
     }
     assert found == {}, "use the TransportKind / WireProtocol traits (ordered, has_process, …)"
 
