@@ -37,14 +37,23 @@ TESTS = "\n".join(
 
 
 def _section(text: str, heading: str) -> str:
+    assert f"\n{heading}\n" in text, f"no {heading!r} heading in the docs"
     start = text.index(f"\n{heading}\n")
     end = text.find("\n## ", start + 1)
     return text[start : end if end != -1 else len(text)]
 
 
 def _named_by_a_test(name: str) -> bool:
+    """Whether a test spells ``name`` as a string, whole: ``"csv"``, ``"wrong_type:a"``; the
+    start of a longer name (``"protocol.pin`` in ``"protocol.ping"``) is not it."""
     this = Path(__file__).read_text(encoding="utf-8")
-    return (TESTS.replace(this, "")).count(f'"{name}') > 0
+    return re.search(rf'"{re.escape(name)}(?![\w.-])', TESTS.replace(this, "")) is not None
+
+
+def test_a_name_counts_as_tested_only_when_a_test_spells_it_whole() -> None:
+    assert _named_by_a_test("protocol.ping") and _named_by_a_test("wrong_type")
+    assert not _named_by_a_test("protocol.pin")  # only the start of "protocol.ping"
+    assert not _named_by_a_test("js")  # only the start of "json"
 
 
 # --------------------------------------------------------------------------- lint rules
