@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from mcprobe.core.version import __version__
 
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from mcprobe.core.errors import McprobeError as McprobeError
     from mcprobe.core.errors import UsageError as UsageError
     from mcprobe.core.isolation import SandboxMode
-    from mcprobe.core.target_spec import ProtocolChoice, TargetSpec
+    from mcprobe.core.target_spec import ProtocolChoice, TargetSpec, Transport
     from mcprobe.core.target_spec import target_spec as target_spec
     from mcprobe.engine.fuzz_runner import ProgressCallback
     from mcprobe.engine.request import AuditRequest as AuditRequest
@@ -184,7 +184,7 @@ async def audit_url(
     *,
     headers: Mapping[str, str] | None = None,
     bearer: str | None = None,
-    transport: Literal["http", "sse"] = "http",
+    transport: Transport = "http",
     fuzz: bool = False,
     fuzz_writes: bool = False,
     fuzz_destructive: bool = False,
@@ -202,8 +202,10 @@ async def audit_url(
     examples: Mapping[str, Any] | None = None,
 ) -> ConformanceReport:
     """Audit an MCP server over HTTP: Streamable HTTP, falling back to legacy SSE
-    (``transport="sse"`` goes straight to SSE). ``headers`` and ``bearer`` are sent with every
-    request and never appear in the report. Other arguments as for ``audit_stdio``."""
+    (``transport="sse"`` goes straight to SSE; any transport of ``core.target_spec.TRANSPORTS``
+    that needs a ``url`` is taken, ``"stdio"`` is a ``UsageError``). ``headers`` and ``bearer``
+    are sent with every request and never appear in the report. Other arguments as for
+    ``audit_stdio``."""
     from mcprobe.core.target_spec import target_spec
 
     spec = target_spec(

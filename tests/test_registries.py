@@ -37,14 +37,23 @@ TESTS = "\n".join(
 
 
 def _section(text: str, heading: str) -> str:
+    assert f"\n{heading}\n" in text, f"no {heading!r} heading in the docs"
     start = text.index(f"\n{heading}\n")
     end = text.find("\n## ", start + 1)
     return text[start : end if end != -1 else len(text)]
 
 
 def _named_by_a_test(name: str) -> bool:
+    """Whether a test spells ``name`` as a string, whole: ``"csv"``, ``"wrong_type:a"``; the
+    start of a longer name (``"protocol.pin`` in ``"protocol.ping"``) is not it."""
     this = Path(__file__).read_text(encoding="utf-8")
-    return (TESTS.replace(this, "")).count(f'"{name}') > 0
+    return re.search(rf'"{re.escape(name)}(?![\w.-])', TESTS.replace(this, "")) is not None
+
+
+def test_a_name_counts_as_tested_only_when_a_test_spells_it_whole() -> None:
+    assert _named_by_a_test("protocol.ping") and _named_by_a_test("wrong_type")
+    assert not _named_by_a_test("protocol.pin")  # only the start of "protocol.ping"
+    assert not _named_by_a_test("js")  # only the start of "json"
 
 
 # --------------------------------------------------------------------------- lint rules
@@ -144,6 +153,62 @@ def test_an_unknown_format_is_one_usage_error_naming_the_known_ones() -> None:
     assert len({f.extension for f in FORMATS}) == len(FORMATS)
 
 
+_FORMAT_LIST = re.compile(
+    r"\b(?:md|json|sarif|junit|html)(?:(?:, or |, |,| or |\|)(?:md|json|sarif|junit|html)\b){3,}"
+)
+
+
+def _hand_kept_format_lists(path: Path) -> list[int]:
+    """Lines of ``path`` holding a string (not a docstring) that lists four or more format
+    names: a help text or a table that a new format would not reach."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+        and _FORMAT_LIST.search(node.value)
+    ]
+
+
+def test_no_help_text_or_table_lists_the_formats_by_hand() -> None:
+    package = ROOT / "mcprobe"
+    found = {
+        str(path.relative_to(package)): lines
+        for path in sorted(package.rglob("*.py"))
+        if path != package / "report" / "formats.py"
+        if (lines := _hand_kept_format_lists(path))
+    }
+    assert found == {}, "read report.formats (FORMAT_NAMES, expected_names, output_format)"
+
+
+def test_a_new_format_reaches_the_report_directory_file_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mcprobe.cli import outputs
+    from mcprobe.report import formats
+
+    extra = formats.OutputFormat(
+        "tsv", "TSV", "text/tab-separated-values", ".tsv", FORMATS[0].render
+    )
+    monkeypatch.setattr(formats, "FORMATS", (*FORMATS, extra))
+    assert outputs.file_name("tsv") == "mcprobe-report.tsv"
+    assert [outputs.file_name(f.name) for f in FORMATS] == [
+        "mcprobe-report" + f.suffix for f in FORMATS
+    ]
+
+
 # --------------------------------------------------------------------------- transports
 
 
@@ -186,13 +251,27 @@ def _transport_name_tests(path: Path) -> list[int]:
     return found
 
 
+def _transport_name_lists(path: Path) -> list[int]:
+    """Lines of ``path`` with a tuple, list or set of two or more transport or wire names (a
+    hand-kept list, e.g. ``_REMOTE = ("http", "sse")`` for ``transport in _REMOTE``)."""
+    import ast
+
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set))
+        and len(node.elts) >= 2
+        and all(isinstance(e, ast.Constant) and e.value in _WIRE_NAMES for e in node.elts)
+    ]
+
+
 def test_no_code_asks_for_a_transport_by_name_instead_of_its_traits() -> None:
     package = ROOT / "mcprobe"
     found = {
         str(path.relative_to(package)): lines
         for path in sorted(package.rglob("*.py"))
         if not str(path.relative_to(package)).startswith(_NAMES_TRANSPORTS)
-        if (lines := _transport_name_tests(path))
+        if (lines := _transport_name_tests(path) + _transport_name_lists(path))
     }
     assert found == {}, "use the TransportKind / WireProtocol traits (ordered, has_process, …)"
 

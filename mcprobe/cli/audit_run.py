@@ -42,6 +42,7 @@ from mcprobe.cli.exit_codes import (
     EXIT_USAGE,
 )
 from mcprobe.core.errors import UsageError  # one class for every bad-input path: exit 1
+from mcprobe.report.formats import FORMAT_NAMES
 
 if TYPE_CHECKING:
     from mcprobe.report.model import ConformanceReport
@@ -196,7 +197,7 @@ def _deliver(
 
         width = console.terminal_width(stdout)
         rendered = render_terminal(report, colour=loud.colour_for(stdout), width=width)
-        rendered += "  full report: --format md|html|json|sarif|junit, or --output FILE\n"
+        rendered += f"  full report: --format {'|'.join(FORMAT_NAMES)}, or --output FILE\n"
     else:
         rendered = render_report(
             report,

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from mcprobe.core.errors import UsageError
-from mcprobe.report.formats import FORMAT_NAMES
+from mcprobe.report.formats import FORMAT_NAMES, expected_names, output_format
 
 if TYPE_CHECKING:
     from mcprobe.report.model import ConformanceReport
@@ -24,12 +24,12 @@ if TYPE_CHECKING:
 __all__ = ["STEM", "add_arguments", "file_name", "parse_list", "run_render", "write_reports"]
 
 STEM = "mcprobe-report"
-_SUFFIX = {"md": ".md", "json": ".json", "sarif": ".sarif", "junit": ".junit.xml", "html": ".html"}
 
 
 def file_name(fmt: str) -> str:
-    """``mcprobe-report.json`` and so on: the name of format ``fmt`` in a report directory."""
-    return STEM + _SUFFIX[fmt]
+    """``mcprobe-report.json`` and so on: the name of format ``fmt`` in a report directory
+    (its registered ``suffix``, as ``--config --output-dir`` names its files)."""
+    return STEM + output_format(fmt).suffix
 
 
 def parse_list(text: str) -> tuple[str, ...]:
@@ -52,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--report",
         type=parse_list,
         metavar="LIST",
-        help="also write these formats (comma list of md,json,sarif,junit,html) to --report-dir "
+        help=f"also write these formats (comma list of {','.join(FORMAT_NAMES)}) to --report-dir "
         "as mcprobe-report.EXT, from the same audit",
     )
     parser.add_argument(
@@ -115,7 +115,7 @@ usage: mcprobe render REPORT.json --format FORMAT [--output FILE] [--sarif-artif
        mcprobe render REPORT.json --step-summary FILE [--baseline OLD.json] [--exit-code N]
 
 Render a JSON report saved by `mcprobe audit --format json` (or --report json) again, in any
-format, without auditing again: md, json, sarif, junit or html. --format prints one to stdout
+format, without auditing again: {formats}. --format prints one to stdout
 (or --output FILE); --report writes several to --report-dir as mcprobe-report.EXT;
 --step-summary appends the short CI job summary (score, dimensions, criticals, the comparison
 with --baseline, whether the step failed with --exit-code, the full report folded) to FILE,
@@ -167,7 +167,7 @@ def load_report(path: Path, what: str) -> ConformanceReport:
 def run_render(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     ns = _render_parser(stdout).parse_args(list(argv))
     if ns.help:
-        stdout.write(_RENDER_HELP)
+        stdout.write(_RENDER_HELP.format(formats=expected_names()))
         return 0
     if ns.report_file is None:
         raise UsageError("mcprobe render needs REPORT.json (a report from --format json)")

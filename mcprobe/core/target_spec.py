@@ -40,11 +40,12 @@ class TransportKind:
     """One transport a target can be reached by: its ``name`` (as ``TargetSpec.transport``, the
     report's ``target.transport`` and docs/cli.md spell it), what it is, the spec fields it needs
     and may use, and the wire protocols tried in order (``http`` falls back to legacy SSE). The
-    target layer opens each wire protocol (``target.connection._OPENERS``).
+    client layer opens each wire protocol (``client.connection.WIRES``).
 
-    To add a transport: a record here (and its name in ``Transport``/``Wire``), an opener module
-    in ``mcprobe/client/transports/`` and its entry in ``_OPENERS``, a line in docs/cli.md, and a
-    test against a real server."""
+    To add a transport: a record here and its name in ``Transport``, a line in docs/cli.md, a
+    test against a real server and the regenerated report schema; for a new wire protocol also
+    its name in ``Wire``, an opener module in ``mcprobe/client/transports/`` and its
+    ``WireProtocol`` in ``client.connection.WIRES``."""
 
     name: Transport
     summary: str

@@ -48,7 +48,7 @@ from mcprobe.core.target_protocol import (
     Target,
     WireWatchedTarget,
 )
-from mcprobe.core.target_spec import TargetSpec
+from mcprobe.core.target_spec import TRANSPORTS_BY_NAME, TargetSpec
 from mcprobe.core.version import __version__
 from mcprobe.engine.attack_probes import answer_security
 from mcprobe.engine.fuzz_runner import ProgressCallback, run_fuzz
@@ -276,7 +276,7 @@ async def _audit_open(
             f"Canary: `{canary[0]}={canary[1]}` was added to the target's environment (not a "
             "secret); security.canary_leak reports any answer that contains it."
         )
-    elif target_out.transport in _REMOTE:
+    elif _behind_a_url(target_out.transport):
         notes.append(_NO_CANARY_OVER_HTTP + _STDIO_AUDIT[request.words])
     if era == "modern":
         # 2026-07-28 requests declare no client capabilities (see client.connection._discover).
@@ -317,7 +317,13 @@ def _scrubbed_and_rendered(
     return report.model_copy(update={"markdown": render_markdown(report)})
 
 
-_REMOTE = ("http", "sse")  # core.target_spec.Transport: every one but stdio
+def _behind_a_url(transport: str) -> bool:
+    """Whether a target reached by ``transport`` was already running behind a URL (its
+    ``TransportKind`` needs a ``url``; ``memory``, a server held in process, is no transport)."""
+    kind = TRANSPORTS_BY_NAME.get(transport)  # type: ignore[call-overload]
+    return kind is not None and kind.needs == "url"
+
+
 _NO_CANARY_OVER_HTTP = (
     "Environment exposure was not provable here: mcprobe plants its canary variable only in a "
     "process it starts, and this server was already running behind a URL, so a tool that hands "

@@ -10,8 +10,9 @@ builder only proposes; it never needs to be right. Builders that cannot make a c
 ``site.drop``. Pure and deterministic.
 
 To add a malformed kind: a ``CaseKind`` member (model.py), a builder here and one ``CaseKindSpec``
-in ``CASE_KINDS`` (tuple order = the order of a field's cases), a ``### `kind``` section under
-"Case kinds" in docs/checks.md, and a test in tests/core/test_cases.py.
+in ``CASE_KINDS`` (tuple order = the order of a field's cases), a ``| `kind` |`` row in the
+"Case kinds" table of docs/checks.md, a test in tests/core/test_cases.py and the kind in
+tests/test_registries.py's pinned field-kind order.
 """
 
 from __future__ import annotations

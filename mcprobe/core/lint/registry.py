@@ -23,6 +23,7 @@ __all__ = [
     "SECURITY_CODES",
     "SERVER_RULES",
     "SESSION_CODES",
+    "SPEC_CODES",
     "SURFACE_CODES",
     "TOOL_RULES",
     "LintRule",
@@ -43,8 +44,25 @@ LINT_RULES: Mapping[str, LintRule] = MappingProxyType({rule.code: rule for rule 
 SECURITY_CODES: tuple[str, ...] = tuple(rule.code for rule in security_rules.RULES)
 """The ``security.*`` family (SPEC §5.2): scored in the Security dimension only."""
 
-EXTRA_CODES: tuple[str, ...] = ("tool.malformed", *SECURITY_CODES)
-"""Codes beyond SPEC §4's twelve."""
+SPEC_CODES: tuple[str, ...] = (
+    "tool.missing_description",
+    "tool.thin_description",
+    "tool.duplicate_name",
+    "tool.unusual_name",
+    "tool.no_input_schema",
+    "tool.no_annotations",
+    "schema.invalid",
+    "schema.root_not_object",
+    "schema.no_required",
+    "param.untyped",
+    "param.missing_description",
+    "server.no_tools",
+)
+"""SPEC §4's twelve stable codes: a published contract, not a registry (a new rule is not added
+here; it is an extra code by being registered)."""
+
+EXTRA_CODES: tuple[str, ...] = tuple(code for code in LINT_RULES if code not in SPEC_CODES)
+"""Codes beyond SPEC §4's twelve, in rule order: every registered rule that is not a SPEC code."""
 
 RULE_RANK: Mapping[str, int] = MappingProxyType({rule.code: i for i, rule in enumerate(_RULES)})
 
