@@ -346,3 +346,32 @@ def test_the_library_copies_the_paths_of_its_examples_too(tmp_path: Path) -> Non
     assert report.target.isolation is not None and str(real) in report.target.isolation.copies
     (valid,) = [r for r in report.fuzz if r.case == "valid"]
     assert valid.outcome == "ok" and valid.inconclusive is None
+
+
+def test_a_target_that_closes_its_stdout_in_the_sandbox_dies_at_once_not_at_each_timeout(
+    tmp_path: Path,
+) -> None:
+    """Issue 22 item 3 under the default sandbox: both bubblewrap processes used to hold the
+    stdout pipe, so a closed stdout never read as end-of-file (every call waited its timeout:
+    783 s, every case ``timeout``). Now it is a death with the crash verdict, in seconds."""
+    _skip_without_namespaces()
+    import time
+
+    target = str(TARGETS_DIR / "closes_stdout.py")
+    argv = [sys.executable, "-m", "mcprobe", "audit", "--json", "--fuzz", "--no-config"]
+    argv += ["--sandbox", "required", "--timeout", "5", "--cwd", str(tmp_path), "--"]
+    started = time.monotonic()
+    done = subprocess.run(
+        [*argv, sys.executable, target],
+        capture_output=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    wall = time.monotonic() - started
+    text = done.stdout.decode()
+    assert '"protocolCrash"' in text, done.stderr.decode()[-2000:]
+    assert wall < 30, f"{wall:.1f} s"
+    leftovers = subprocess.run(["pgrep", "-f", target], capture_output=True, check=False)
+    assert leftovers.stdout == b"", leftovers.stdout

@@ -271,7 +271,26 @@ def prepare(
         hidden=plan.hidden,
         limits=facts.limits,
     )
-    return Prepared((bwrap, *wrapped, "--", *argv), real_cwd, isolation, workdir)
+    return Prepared(_own_stdout(bwrap, wrapped, argv), real_cwd, isolation, workdir)
+
+
+_SH = "/bin/sh"
+_OUTSIDE = 'exec 3>&1 1>/dev/null; exec "$@"'
+_INSIDE = 'exec 1>&3 3>&-; exec "$@"'
+
+
+def _own_stdout(bwrap: str, wrapped: Sequence[str], argv: Sequence[str]) -> tuple[str, ...]:
+    """bwrap's argv with the target's stdout pipe held by the target alone (issue 22 item 3).
+
+    Both bubblewrap processes (the outer monitor and the PID namespace's init) keep fds 0-2 and
+    close every other fd they inherited (bubblewrap's ``close_extra_fds``). With the pipe on
+    their fd 1 they held its write end open, so a target that closed its stdout and stayed alive
+    never gave mcprobe end-of-file: every call waited its timeout. So a shell outside moves the
+    pipe to fd 3 and gives bwrap ``/dev/null`` as fd 1, then execs bwrap (same pid, same
+    process group); a shell inside moves fd 3 back to 1 and execs the target. A closed stdout
+    is then end-of-file at once, exactly as without the sandbox."""
+    inner = (_SH, "-c", _INSIDE, "sh", *argv)
+    return (_SH, "-c", _OUTSIDE, "sh", bwrap, *wrapped, "--", *inner)
 
 
 def rlimits(prepared: Prepared) -> tuple[tuple[int, int], ...]:
