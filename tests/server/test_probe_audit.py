@@ -7,36 +7,23 @@ from __future__ import annotations
 import io
 import json
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from typing import Any
 
 import anyio
 import pytest
-from mcp import Client
 
 from mcprobe.cli.commands import run
 from mcprobe.core.lint.engine import lint_server
-from mcprobe.server.app import TOOLS, build_server
+from mcprobe.server.app import TOOLS
 from tests.support.builders import snapshot
+from tests.support.mcprobe_server import call
+
+# a new mcprobe per use, as the MCP Inspector CLI starts one per call
+from tests.support.mcprobe_server import mcprobe_client as fresh_mcprobe
 from tests.support.paths import CLI_TARGET, REPO_ROOT
 
 pytestmark = pytest.mark.anyio
 
 TARGET = {"command": sys.executable, "args": [CLI_TARGET], "cwd": str(REPO_ROOT)}
-
-
-@asynccontextmanager
-async def fresh_mcprobe() -> AsyncIterator[Client]:
-    """A new mcprobe server per use, as the MCP Inspector CLI starts one per call."""
-    async with Client(build_server(), mode="legacy") as client:
-        yield client
-
-
-async def call(client: Client, name: str, arguments: dict[str, Any]) -> tuple[bool, str, Any]:
-    result = await client.call_tool(name, arguments)
-    text = "".join(getattr(block, "text", "") for block in result.content)
-    return result.is_error, text, result.structured_content
 
 
 @pytest.fixture(scope="module")
