@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from mcprobe.core.calls.evidence import evidence_notes, protocol_notes
+from mcprobe.core.deep.model import DeepRun
 from mcprobe.core.knobs import FrontEnd
 from mcprobe.core.model import (
     CaseResult,
@@ -341,6 +342,7 @@ def build_report(
     era: Era | None = None,
     eras: Sequence[Era] = (),
     drift: DriftOut | None = None,
+    deep: DeepRun | None = None,
     words: FrontEnd = "cli",
 ) -> ConformanceReport:
     """The report for one audit, built once from everything the audit found. ``findings`` are

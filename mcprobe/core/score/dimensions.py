@@ -52,6 +52,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from mcprobe.core.calls.result_shape import version_problem
+from mcprobe.core.deep.model import DeepRun
 from mcprobe.core.knobs import FrontEnd
 from mcprobe.core.model import (
     JSON,
@@ -520,6 +521,7 @@ class ScoreInputs:
     snapshot: ServerSnapshot
     findings: Sequence[Finding]
     fuzz: FuzzRun | None
+    deep: DeepRun | None = None  # the deep pass of valid inputs (``--deep``), when it ran
 
 
 @dataclass(frozen=True)
@@ -563,6 +565,7 @@ def score_server(
     findings: Sequence[Finding],
     fuzz: FuzzRun | None,
     *,
+    deep: DeepRun | None = None,
     words: FrontEnd = "cli",
 ) -> Score:
     """Score a server: every dimension of ``DIMENSIONS``, overall = half-up round(10 × mean of
@@ -570,7 +573,7 @@ def score_server(
     ("-" when nothing was measured). A server with tools none of which was called is not graded
     at all (``core/score/grading.py``): its dimensions are scored, its overall is None.
     ``words``: the front-end whose knobs the not-graded reason names (``core/knobs.py``)."""
-    inputs = ScoreInputs(snapshot=snapshot, findings=findings, fuzz=fuzz)
+    inputs = ScoreInputs(snapshot=snapshot, findings=findings, fuzz=fuzz, deep=deep)
     dimensions = tuple(spec.score(inputs) for spec in DIMENSIONS)
     return graded(dimensions, snapshot.tools, fuzz, words=words)
 
