@@ -24,7 +24,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from mcprobe.core.verdicts import VERDICTS, VerdictKind, sarif_verdicts
+from mcprobe.core.verdicts import VERDICTS, VerdictKind, rule_fix, sarif_verdicts
 from mcprobe.report.model import ConformanceReport, FindingOut, FuzzResultOut
 from mcprobe.report.render.json_text import dumps_indented, plain_json
 from mcprobe.report.render.sarif_surface import (
@@ -152,7 +152,8 @@ def _rule(
         properties["security-severity"] = security_severity
     return {
         "id": code,
-        "name": "".join(part.capitalize() for part in code.replace(".", "_").split("_")),
+        # PascalCase of the id; a camelCase part keeps its humps (deep.runtimeError).
+        "name": "".join(part[:1].upper() + part[1:] for part in code.replace(".", "_").split("_")),
         "shortDescription": {"text": title},
         "fullDescription": {"text": summary},
         "help": {"text": fix},
@@ -172,7 +173,7 @@ def _behaviour_rules() -> list[dict[str, Any]]:
             _sarif_id(kind),
             title=kind.title,
             summary=kind.summary,
-            fix=f"{kind.fix} {kind.advice}" if kind.advice else kind.fix,
+            fix=f"{rule_fix(kind)} {kind.advice}" if kind.advice else rule_fix(kind),
             level=_LEVEL_BY_SEVERITY[kind.severity.value],
             tag="behavior",
         )
