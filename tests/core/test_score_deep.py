@@ -4,11 +4,19 @@ Liveness, −1 per distinct finding (tool, verdict, field), at most −4 per dim
 from __future__ import annotations
 
 from mcprobe.core.deep.describe import deep_dimension, deep_verdict_key
-from mcprobe.core.deep.model import Oracle
-from mcprobe.core.model import Dimension, FuzzRun, Outcome
+from mcprobe.core.deep.model import DeepRun, Oracle
+from mcprobe.core.model import CaseResult, Coverage, Dimension, FuzzRun, Outcome, ServerSnapshot
 from mcprobe.core.score.dimensions import score_server
 from mcprobe.core.verdicts import VERDICTS_BY_KEY, deduction_fix, deduction_reason
 from tests.support import builders, deep_runs
+
+
+def _run(results: list[CaseResult]) -> FuzzRun:
+    names = tuple(dict.fromkeys(r.tool for r in results))
+    return FuzzRun(
+        results=tuple(results),
+        coverage=Coverage(total_tools=len(names), fuzzed_tools=names, skipped=()),
+    )
 
 
 def _fuzz() -> FuzzRun:
@@ -17,20 +25,10 @@ def _fuzz() -> FuzzRun:
     for name in ("greet", "divide", "echo"):
         results.append(builders.case_result(name, "valid", Outcome.OK))
         results.append(builders.case_result(name, "wrong_type:x", Outcome.TOOL_ERROR))
-    return builders_run(results)
+    return _run(results)
 
 
-def builders_run(results: list) -> FuzzRun:  # type: ignore[type-arg]
-    from mcprobe.core.model import Coverage
-
-    names = tuple(dict.fromkeys(r.tool for r in results))
-    return FuzzRun(
-        results=tuple(results),
-        coverage=Coverage(total_tools=len(names), fuzzed_tools=names, skipped=()),
-    )
-
-
-def _snapshot():  # type: ignore[no-untyped-def]
+def _snapshot() -> ServerSnapshot:
     return builders.snapshot(
         [builders.tool(n) for n in ("greet", "divide", "echo")],
         name="demo",
@@ -41,8 +39,13 @@ def _snapshot():  # type: ignore[no-untyped-def]
     )
 
 
-def _dimension(key: str, deep=None, fuzz: FuzzRun | None = ...) -> Dimension:  # type: ignore[no-untyped-def,assignment]
-    score = score_server(_snapshot(), [], _fuzz() if fuzz is ... else fuzz, deep=deep)
+_DEFAULT_FUZZ = object()
+
+
+def _dimension(key: str, deep: DeepRun | None = None, fuzz: object = _DEFAULT_FUZZ) -> Dimension:
+    run = _fuzz() if fuzz is _DEFAULT_FUZZ else fuzz
+    assert run is None or isinstance(run, FuzzRun)
+    score = score_server(_snapshot(), [], run, deep=deep)
     return next(d for d in score.dimensions if d.key == key)
 
 
@@ -129,7 +132,7 @@ def test_the_deep_deduction_comes_after_the_malformed_case_rate_and_does_not_cha
     results = [builders.case_result(n, "valid", Outcome.OK) for n in ("greet", "divide", "echo")]
     results += [builders.case_result("greet", "wrong_type:x", Outcome.OK, silently_accepted=True)]
     results += [builders.case_result(n, "wrong_type:x", Outcome.TOOL_ERROR) for n in ("a", "b")]
-    fuzz = builders_run(results)
+    fuzz = _run(results)
     found = deep_runs.finding("greet", Oracle.DIFFERENTIAL, "name", "zero")
     deep = deep_runs.run(deep_runs.tool("greet", found))
     before = _dimension("errorHandling", fuzz=fuzz)

@@ -16,6 +16,7 @@ __all__ = [
     "deep_dimension",
     "deep_verdict_key",
     "edge_phrase",
+    "text_params",
 ]
 
 DEEP_VERDICT_PREFIX = "deep"
@@ -64,3 +65,18 @@ def edge_phrase(edge: str) -> str:
     """The edge class ``edge`` in a maintainer's words (mcprobe's text; an unknown class is
     quoted, since the planner's vocabulary may grow)."""
     return EDGE_PHRASES.get(edge) or f"the edge value `{edge}`"
+
+
+def text_params(tool: str, field: str, edges: list[str]) -> tuple[tuple[str, str], ...]:
+    """The params of a deep verdict's reason and fix texts for the ``edges`` (first first) of one
+    tool's ``field``: ``tool``, ``field``, ``edge``, ``what`` (the edge in words) and ``more``
+    (the other edges, named)."""
+    others = edges[1:]
+    more = f" (and {len(others)} more: {', '.join(others)})" if others else ""
+    return (
+        ("tool", tool),
+        ("field", field),
+        ("edge", edges[0]),
+        ("what", edge_phrase(edges[0])),
+        ("more", more),
+    )

@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from mcprobe.core.deep.describe import deep_dimension, deep_verdict_key, edge_phrase
+from mcprobe.core.deep.describe import deep_dimension, deep_verdict_key, text_params
 from mcprobe.core.deep.model import DeepFinding, DeepRun
 from mcprobe.core.model import Deduction, Dimension
 from mcprobe.core.verdicts import deduction_reason, priority
@@ -32,13 +32,6 @@ __all__ = ["MAX_DEEP_DEDUCTION", "POINTS_PER_FINDING", "apply_deep", "deep_deduc
 
 POINTS_PER_FINDING = 1.0
 MAX_DEEP_DEDUCTION = 4.0
-
-
-def _more(edges: list[str]) -> str:
-    others = edges[1:]
-    if not others:
-        return ""
-    return f" (and {len(others)} more: {', '.join(others)})"
 
 
 def deep_deductions(deep: DeepRun, dimension: str) -> list[Deduction]:
@@ -57,13 +50,7 @@ def deep_deductions(deep: DeepRun, dimension: str) -> list[Deduction]:
     for tool, cause, field in ordered:
         findings = grouped[(tool, cause, field)]
         edges = list(dict.fromkeys(f.edge for f in findings))
-        params = (
-            ("tool", tool),
-            ("field", field),
-            ("edge", edges[0]),
-            ("what", edge_phrase(edges[0])),
-            ("more", _more(edges)),
-        )
+        params = text_params(tool, field, edges)
         found.append(
             Deduction(
                 dimension=dimension,
