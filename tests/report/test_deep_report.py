@@ -335,3 +335,17 @@ def test_a_deep_answer_is_target_text_so_even_a_secret_that_is_an_mcprobe_word_g
     finding = scrubbed.deep.tools[0].findings[0]
     assert finding.answer == f"handler {REDACTED} at name[0]"
     assert finding.kind == "deepRuntimeError"  # mcprobe's word, kept whole
+
+
+@pytest.mark.parametrize(("fmt", "golden"), [("md", "deep.md"), ("sarif", "deep.sarif")])
+def test_mcprobe_render_of_the_deep_json_report_gives_the_golden_bytes(
+    fmt: str, golden: str
+) -> None:
+    import io
+
+    from mcprobe.cli.commands import EXIT_OK, run
+
+    out, err = io.StringIO(), io.StringIO()
+    code = run(["render", str(GOLDEN / "deep.json"), "--format", fmt], out, err)
+    assert code == EXIT_OK, err.getvalue()
+    assert out.getvalue() == (GOLDEN / golden).read_text("utf-8")
