@@ -26,6 +26,7 @@ function for a deduction that is not about one call), and document it in ``docs/
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol, TypeVar
@@ -62,6 +63,7 @@ __all__ = [
     "judged",
     "name_list",
     "protocol_probe_verdicts",
+    "rule_fix",
     "sarif_verdicts",
     "verdict",
 ]
@@ -332,6 +334,114 @@ VERDICTS: tuple[VerdictKind, ...] = (
         "can act on.",
         flag="leak",
     ),
+    # The deep pass of valid inputs (``--deep``, issue 25): one verdict per ``core.deep.Oracle``
+    # (``deep`` + the oracle capitalised). Their deductions are not about one fuzz call: one per
+    # tool, verdict and field (``core/score/deep.py``), params ``tool``, ``field``, ``edge``,
+    # ``what`` (the edge in words, ``core.deep.describe``) and ``more`` (the other edges).
+    VerdictKind(
+        key="deepCrash",
+        title="Crash on a valid input",
+        reason="deep crash: `{tool}` died on `{field}` = {what}{more}",
+        fix="Keep `{tool}` alive when `{field}` is {what} (schema-valid): validate `{field}` "
+        "before use and answer isError: true instead of letting the process die.",
+        dimensions=frozenset({LIVENESS}),
+        summary="A schema-valid call (a working base call with one field changed to an edge "
+        "value) killed the server, and killed it again when replayed alone on the restarted "
+        "target.",
+        sarif_id="deep.crash",
+        advice="The report gives the exact arguments and the base call they change: that pair "
+        "is the minimal reproduction.",
+    ),
+    VerdictKind(
+        key="deepHang",
+        title="Hang on a valid input",
+        reason="deep hang: `{tool}` timed out on `{field}` = {what}{more}",
+        fix="Bound the work `{field}` of `{tool}` can cause: {what} made the call time out where "
+        "the base call answered fast; validate it (cap sizes, loops and counts) and fail fast "
+        "with isError: true.",
+        dimensions=frozenset({LIVENESS}),
+        summary="A schema-valid edge call got no answer within the per-call timeout, where the "
+        "base call it changes answered fast and no duration-like field was raised.",
+        sarif_id="deep.hang",
+    ),
+    VerdictKind(
+        key="deepRuntimeError",
+        title="Runtime error on a valid input",
+        reason="deep runtime error: `{tool}` threw on `{field}` = {what}{more}",
+        fix="Validate `{field}` of `{tool}` before use: {what} is schema-valid and reached code "
+        "that threw (the answer shows an exception); reject it with isError: true and a message "
+        "naming `{field}`, or narrow the schema to what the handler accepts.",
+        dimensions=frozenset({ERROR_HANDLING}),
+        summary="A schema-valid edge call was answered with exception text (TypeError, "
+        "`Cannot read properties of`, `object has no attribute`, a reason-less internal error) "
+        "that the field's other edges and the base call do not show.",
+        sarif_id="deep.runtimeError",
+        advice="Log the exception to stderr and answer with a message the caller can act on.",
+    ),
+    VerdictKind(
+        key="deepErrorAsSuccess",
+        title="Error reported as success on a valid input",
+        reason="deep error as success: `{tool}` failed without isError on `{field}` = {what}{more}",
+        fix="Set isError: true when `{tool}` fails: with `{field}` set to {what} (schema-valid) it "
+        "reported a failure in a successful result; validate `{field}` first, so the failure "
+        "is a clean refusal.",
+        dimensions=frozenset({ERROR_HANDLING}),
+        summary="A schema-valid edge call came back without isError, but its content reports a "
+        "failure (`success: false`, `Database error:`, a traceback): a model reads it as done.",
+        sarif_id="deep.errorAsSuccess",
+    ),
+    VerdictKind(
+        key="deepSchemaContradiction",
+        title="Valid value refused as the wrong type",
+        severity=Severity.WARNING,
+        reason="deep schema contradiction: `{tool}` refused `{field}` = {what}{more} as the "
+        "wrong type",
+        fix="Accept every value the schema allows for `{field}` of `{tool}`: {what} is valid but "
+        "was refused with a type error (a string pre-parsed as JSON?); stop converting it, or "
+        "narrow the schema to what the tool takes.",
+        dimensions=frozenset({ERROR_HANDLING}),
+        summary="A schema-valid edge value was refused with a type error naming a type the "
+        "schema does not allow for that field: the schema and the handler disagree.",
+        sarif_id="deep.schemaContradiction",
+    ),
+    VerdictKind(
+        key="deepDifferential",
+        title="Valid input fails unlike the field's refusals",
+        severity=Severity.WARNING,
+        reason="deep differential: `{tool}` failed on `{field}` = {what}{more} unlike its other "
+        "refusals",
+        fix="Validate `{field}` of `{tool}` where its other values are checked: the base call "
+        "succeeds, and {what} failed differently from every other refusal of that field (an "
+        "internal error where the rest are clean rejections).",
+        dimensions=frozenset({ERROR_HANDLING}),
+        summary="The base call succeeded and one schema-valid edge failed, in a kind unlike the "
+        "field's other refusals (for example -32603 where the others are clean tool errors).",
+        sarif_id="deep.differential",
+    ),
+    VerdictKind(
+        key="deepOutputSchema",
+        title="Output schema broken on a valid input",
+        reason="deep output schema: `{tool}` broke its outputSchema on `{field}` = {what}{more}",
+        fix="Return structuredContent that matches the outputSchema of `{tool}` for every valid "
+        "input: with `{field}` set to {what} it did not; validate `{field}`, or widen the "
+        "outputSchema to what the tool returns.",
+        dimensions=frozenset({ERROR_HANDLING}),
+        summary="A schema-valid edge call succeeded with structuredContent (or a result shape) "
+        "that breaks the tool's declared outputSchema.",
+        sarif_id="deep.outputSchema",
+    ),
+    VerdictKind(
+        key="deepCorruption",
+        title="A valid write corrupted the data",
+        reason="deep corruption: `{tool}` with `{field}` = {what}{more} broke a later read",
+        fix="Validate `{field}` of `{tool}` before writing: a write with {what} succeeded, and "
+        "the server's own read tool fails on the data since; reject such values, or store them "
+        "so that they read back.",
+        dimensions=frozenset({ERROR_HANDLING}),
+        summary="After a successful schema-valid write, the server's own read-only tool failed "
+        "where it had worked before the write: the write corrupted persistent data.",
+        sarif_id="deep.corruption",
+    ),
     VerdictKind(
         key="slowValidCalls",
         title="Slow valid calls",
@@ -494,6 +604,24 @@ def deduction_reason(deduction: Deduction) -> str:
 def deduction_fix(cause: str, params: Iterable[tuple[str, str]] = ()) -> str:
     """The fix of one deduction: its verdict's fix text with the deduction's parameters."""
     return verdict(cause).fix.format(**dict(params))
+
+
+_QUOTED_SLOT = re.compile(r"`\{(\w+)\}`")
+_RULE_WORDS = {"what": "an edge value", "more": ""}
+
+
+def rule_fix(kind: VerdictKind) -> str:
+    """``kind``'s fix where no deduction fills its slots (a SARIF rule's ``help``): a quoted
+    slot reads as its name (`` `{field}` `` → "the field"), ``{what}`` as "an edge value"."""
+    if "{" not in kind.fix:
+        return kind.fix
+    text = _QUOTED_SLOT.sub(lambda m: f"the {m.group(1)}", kind.fix)
+    return text.format_map(_RuleWords())
+
+
+class _RuleWords(dict[str, str]):
+    def __missing__(self, key: str) -> str:
+        return _RULE_WORDS.get(key, f"the {key}")
 
 
 # --------------------------------------------------------------------------- detection

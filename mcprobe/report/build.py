@@ -38,6 +38,7 @@ from mcprobe.core.verdicts import (
     verdict,
 )
 from mcprobe.report.deaths import deaths_out
+from mcprobe.report.deep import deep_out
 from mcprobe.report.fix_plan import plan_fixes
 from mcprobe.report.model import (
     CalledToolOut,
@@ -350,7 +351,8 @@ def build_report(
     worst severity first, stably. ``era``: the one the audited connection spoke; ``eras``: every
     one the target speaks (default: ``era``). ``words``: the front-end whose knobs the notes
     name (``core/knobs.py``). ``markdown`` is left None: it is rendered from the
-    scrubbed report (``engine.audit``)."""
+    scrubbed report (``engine.audit``). ``deep``: the deep pass of valid inputs, as the
+    report's ``deep`` section (its deductions are already in ``score``: ``score_server``)."""
     killer = " ".join(fuzz.crashed_by) if fuzz and fuzz.crashed_by else None
     fuzz_results = [to_result_out(r, killer) for r in fuzz.results] if fuzz else []
     coverage: CoverageOut | None = None
@@ -429,6 +431,7 @@ def build_report(
         notes=all_notes,
         protocol_notes=protocol_notes(fuzz) if fuzz is not None else [],
         surface=surface,
+        deep=deep_out(deep, words) if deep is not None else None,
         drift=drift,
     )
     return derive_verdicts(report)

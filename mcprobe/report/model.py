@@ -22,7 +22,7 @@ from mcprobe.core.schema.safe_json import safe_text, safe_value
 from mcprobe.core.target_spec import CANARY_PREFIX, TargetSpec, Transport, scrub
 from mcprobe.core.verdicts import bystander_verdicts, call_verdicts, protocol_probe_verdicts
 
-SCHEMA_VERSION = "1.10"
+SCHEMA_VERSION = "1.11"
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _CONTAINERS = (dict, list, tuple)
@@ -354,6 +354,84 @@ class TargetDeathOut(WireModel):
     restarts: list[RestartOut] = Field(default_factory=list)
 
 
+DeepOracle = Literal[
+    "crash",
+    "hang",
+    "runtimeError",
+    "errorAsSuccess",
+    "schemaContradiction",
+    "differential",
+    "outputSchema",
+    "corruption",
+]
+
+
+DeepVerdict = Literal[
+    "deepCrash",
+    "deepHang",
+    "deepRuntimeError",
+    "deepErrorAsSuccess",
+    "deepSchemaContradiction",
+    "deepDifferential",
+    "deepOutputSchema",
+    "deepCorruption",
+]
+
+
+class DeepFindingOut(WireModel):
+    """One defect a schema-valid input caused (``core.deep.DeepFinding``): the minimal
+    reproduction is ``arguments``, the working ``base`` with ``field`` changed to an ``edge``."""
+
+    kind: DeepVerdict = Field(description="its verdict key (docs/checks.md): deep + the oracle")
+    oracle: DeepOracle
+    field: str = Field(description="the changed property, dotted (a+b: a combination)")
+    edge: str = Field(description="the edge class, e.g. emptyString, jsonLooking, int53")
+    label: str = Field(description="deep:<field>:<edge>, unique within the tool")
+    arguments: Any = Field(description="exactly what was sent")
+    base: Any = Field(description="the working base call it changes")
+    answer: str = Field(description="an excerpt of the server's answer (target text)")
+    why: str = Field(description="mcprobe's reading: the oracle and what it compared")
+
+
+class DeepToolOut(WireModel):
+    """One tool's deep pass: its base, how many edges were planned, sent and dropped, why it
+    stopped early, and its findings."""
+
+    tool: str
+    base: Any = Field(description="the argument object every edge changes")
+    base_source: Literal["user", "schema", "synthesized"] = Field(
+        description="where the base came from: the user's example, the schema, mcprobe"
+    )
+    planned: int = Field(description="edges planned (ordered by yield, cut at the per-tool cap)")
+    sent: int
+    dropped: int = Field(description="proposals the declared schema refused (never sent)")
+    stopped: str | None = Field(default=None, description="why it stopped early (null: it did not)")
+    note: str | None = None
+    seconds: float = Field(description="how long its deep pass took, to 0.1 s")
+    findings: list[DeepFindingOut] = Field(default_factory=list)
+
+
+class DeepOut(WireModel):
+    """The deep pass of valid inputs (``--deep``, issue 25): the seed that reproduces it, the
+    budget, each tool deep-fuzzed and the tools that were not."""
+
+    seed: int = Field(description="--deep --seed N gives the same calls again")
+    reproduce: str = Field(
+        default="", description="how to run this deep pass again, in the front-end's words"
+    )
+    budget_seconds: float | None = Field(default=None, description="null: no time budget")
+    budget_hit: bool = False
+    sent: int = Field(description="deep calls sent, every tool together")
+    tools: list[DeepToolOut] = Field(default_factory=list)
+    skipped: list[SkippedToolOut] = Field(
+        default_factory=list, description="tools not deep-fuzzed, and why (no working base…)"
+    )
+
+    @property
+    def findings(self) -> list[DeepFindingOut]:
+        return [f for t in self.tools for f in t.findings]
+
+
 class IsolationOut(WireModel):
     """How a stdio target ran (core/isolation.py): in a sandbox, or not and why."""
 
@@ -524,6 +602,9 @@ class ConformanceReport(WireModel):
         default_factory=list,
         description="low-severity notes (no points) on the per-server protocol probes "
         "(nonObjectProbe, unknownToolProbe): the report's Protocol part",
+    )
+    deep: DeepOut | None = Field(
+        default=None, description="the deep pass of valid inputs (--deep); null: not run"
     )
     drift: DriftOut | None = Field(default=None, description="against --lock; null without")
     lock: dict[str, Any] | None = Field(

@@ -42,6 +42,8 @@ from mcprobe.report.model import (
     ConformanceReport,
     CoverageOut,
     DeductionOut,
+    DeepFindingOut,
+    DeepToolOut,
     DimensionOut,
     DriftOut,
     FindingOut,
@@ -354,6 +356,18 @@ REPORT_RULES: Rules = {
         "environment": "data",
     },
     TargetDeathOut: {"cases": "case", "stderr_tail": "data"},
+    # The deep pass: the edge class and verdict are mcprobe's, the rest the target's (or built
+    # from its schema); ``why`` is mcprobe's reading quoting the answer.
+    DeepFindingOut: {
+        "kind": "keep",
+        "field": "data",
+        "edge": "keep",
+        "label": "case",
+        "arguments": "value",
+        "base": "value",
+        "answer": "data",
+    },
+    DeepToolOut: {"tool": "data", "base": "value"},
     TargetOut: {
         "command": "data",
         "args": "data",

@@ -18,6 +18,9 @@ Decisions where the spec is silent:
   server-level findings plus ``snapshot.listing_findings`` not already among ``findings``), capped
   at 2 like a tool's.
 - Error Handling counts the unknown-tool probe as one more malformed case.
+- The deep pass (``--deep``) is a separate deduction inside Error Handling and Liveness, after
+  their rates: −1 per distinct finding (tool, verdict, field), at most −4 per dimension; it
+  never measures a dimension on its own (``core/score/deep.py``).
 - Liveness takes the p50 over valid calls that got an answer (``ok``/``toolError``/
   ``protocolError``): a timeout's or crash's latency measures the limit, not the server, and
   those calls already count as failures. The latency penalty is proportional, not stepped.
@@ -68,6 +71,7 @@ from mcprobe.core.model import (
     is_internal_error,
 )
 from mcprobe.core.quoting import quoted, quoted_list
+from mcprobe.core.score.deep import apply_deep
 from mcprobe.core.score.grading import grade_status
 from mcprobe.core.score.security import security_cap, security_score
 from mcprobe.core.verdicts import (
@@ -123,6 +127,10 @@ def round_half_up(value: float, digits: int = 0) -> float:
 
 
 _fmt = fmt_number
+
+
+def _one_decimal(value: float) -> float:
+    return round_half_up(value, 1)
 
 
 def grade_for(overall: int) -> str:
@@ -548,9 +556,13 @@ DIMENSIONS: tuple[DimensionSpec, ...] = (
     DimensionSpec(
         "errorHandling",
         DIMENSION_NAMES["errorHandling"],
-        lambda i: error_handling_dimension(i.fuzz),
+        lambda i: apply_deep(error_handling_dimension(i.fuzz), i.deep, _one_decimal),
     ),
-    DimensionSpec("liveness", DIMENSION_NAMES["liveness"], lambda i: liveness_dimension(i.fuzz)),
+    DimensionSpec(
+        "liveness",
+        DIMENSION_NAMES["liveness"],
+        lambda i: apply_deep(liveness_dimension(i.fuzz), i.deep, _one_decimal),
+    ),
     DimensionSpec(
         "security",
         DIMENSION_NAMES["security"],

@@ -10,6 +10,8 @@ One ``<testsuite>`` per audit. Test cases, in order:
   ``<skipped/>`` when it was not run;
 - per tool skipped by the safety rule or ``maxTools``, ``fuzz`` with ``<skipped/>`` and the reason;
 - the once-per-server ``fuzz unknown_tool`` probe;
+- per deep finding (``--deep``), ``deep <label>`` (``deep:<field>:<edge>``) in its tool's class,
+  failing with the verdict's ``deep.*`` rule, the exact arguments, the base and the fix;
 - per prompt or resource with findings, ``lint <name>`` in class ``<base>.prompts`` /
   ``<base>.resources``;
 - per resource, prompt, protocol or HTTP check and subject, ``<check id> <subject>``: failing when
@@ -28,6 +30,8 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 
+from mcprobe.core.verdicts import verdict
+from mcprobe.report.deep import finding_fix
 from mcprobe.report.model import ConformanceReport, FindingOut, FuzzResultOut
 from mcprobe.report.render.junit_surface import JUnitCase, drift_cases, surface_cases
 from mcprobe.report.render.sarif import arguments_text, behaviour_failures, excerpt
@@ -123,6 +127,35 @@ def _fuzz_case(suite: ET.Element, classname: str, result: FuzzResultOut) -> None
         _element("system-out", case).text = xml_safe("\n".join(detail))
 
 
+def _deep_cases(suite: ET.Element, base: str, report: ConformanceReport) -> None:
+    """One failing ``deep <label>`` case per deep finding (``--deep``), in its tool's class."""
+    if report.deep is None:
+        return
+    for tool in report.deep.tools:
+        for finding in tool.findings:
+            kind = verdict(finding.kind)
+            case = _element(
+                "testcase",
+                suite,
+                classname=f"{base}.{tool.tool}",
+                name=f"deep {finding.label}",
+                time="0.000",
+            )
+            failure = _element("failure", case, message=kind.title, type=str(kind.sarif_id))
+            failure.text = xml_safe(
+                "\n".join(
+                    [
+                        f"field: {finding.field}, edge: {finding.edge} (oracle {finding.oracle})",
+                        f"arguments: {arguments_text(finding.arguments)}",
+                        f"base: {arguments_text(finding.base)}",
+                        f"response excerpt (from the target): {excerpt(finding.answer)}",
+                        f"mcprobe: {excerpt(finding.why)}",
+                        f"fix: {finding_fix(tool.tool, finding)}",
+                    ]
+                )
+            )
+
+
 def _emit(suite: ET.Element, case: JUnitCase) -> None:
     element = _element("testcase", suite, classname=case.classname, name=case.name, time="0.000")
     if case.outcome == "pass":
@@ -187,6 +220,7 @@ def render_junit(report: ConformanceReport) -> str:
     probe = report.unknown_tool_probe
     if probe is not None and probe not in report.fuzz:
         _fuzz_case(suite, base, probe)
+    _deep_cases(suite, base, report)
     for (area, subject), findings in by_subject.items():
         _lint_case(suite, f"{base}.{area}", f"lint {subject}", findings)
     for extra in [*surface_cases(base, report, excerpt), *drift_cases(base, report)]:

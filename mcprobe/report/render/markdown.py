@@ -1,7 +1,8 @@
 """The Markdown report (SPEC §7), rendered from the pydantic ``ConformanceReport`` only.
 
 Pure and deterministic: the same report gives the same bytes. Sections, in order: header,
-coverage, critical callout, dimensions, findings, fuzz table, recommended fixes. This module only
+coverage, critical callout, dimensions, findings, fuzz table, deep fuzzing (``--deep``), recommended
+fixes. This module only
 formats: what is critical (``report.critical_problems``) and what goes in the fix list
 (``report.fixes``, with its grouping across tools) were decided by the core; the words of each
 verdict come from the catalogue (``core/verdicts.py``).
@@ -30,6 +31,7 @@ from mcprobe.report.model import (
     LintFixOut,
     LocationOut,
 )
+from mcprobe.report.render.deep_markdown import deep_section
 from mcprobe.report.render.drift_markdown import drift_section
 from mcprobe.report.render.escape import md_cell, md_code, md_inline, md_prose, md_text
 from mcprobe.report.render.surface_markdown import render_surface, surface_advice, surface_fixes
@@ -816,6 +818,9 @@ def render_markdown(report: ConformanceReport, *, detail: str = "full") -> str:
         sections.append(drift)
     if report.coverage is not None:
         sections.append(_fuzz_table(report))
+    deep = deep_section(report)  # --deep only
+    if deep is not None:
+        sections.append(deep)
     protocol = _protocol(report)
     if protocol is not None:
         sections.append(protocol)

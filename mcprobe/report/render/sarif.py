@@ -1,8 +1,9 @@
 """SARIF 2.1.0 rendering of a ``ConformanceReport``, for code-scanning dashboards.
 
 One SARIF result per lint finding, one per behavioural failure of a fuzz case (a case that is
-both silently accepted and leaky yields two results), one per failed resource, prompt, protocol
-or HTTP check, and one per tool that drifted from the lock (``report/render/sarif_surface.py``).
+both silently accepted and leaky yields two results), one per deep finding (``deep.*``), one
+per failed resource, prompt, protocol or HTTP check, and one per tool that drifted from the
+lock (``report/render/sarif_surface.py``).
 ``ruleId`` is stable: the lint code (``tool.missing_description``), a behavioural check name
 (``behavior.silently_accepted``), a check id (``resources.not_found``) or ``drift.*``.
 Every result names the tool (and parameter) as ``logicalLocations``; behavioural results quote
@@ -24,8 +25,9 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from mcprobe.core.verdicts import VERDICTS, VerdictKind, sarif_verdicts
-from mcprobe.report.model import ConformanceReport, FindingOut, FuzzResultOut
+from mcprobe.core.verdicts import VERDICTS, VerdictKind, rule_fix, sarif_verdicts, verdict
+from mcprobe.report.deep import finding_fix
+from mcprobe.report.model import ConformanceReport, DeepFindingOut, FindingOut, FuzzResultOut
 from mcprobe.report.render.json_text import dumps_indented, plain_json
 from mcprobe.report.render.sarif_surface import (
     drift_results,
@@ -152,7 +154,8 @@ def _rule(
         properties["security-severity"] = security_severity
     return {
         "id": code,
-        "name": "".join(part.capitalize() for part in code.replace(".", "_").split("_")),
+        # PascalCase of the id; a camelCase part keeps its humps (deep.runtimeError).
+        "name": "".join(part[:1].upper() + part[1:] for part in code.replace(".", "_").split("_")),
         "shortDescription": {"text": title},
         "fullDescription": {"text": summary},
         "help": {"text": fix},
@@ -172,7 +175,7 @@ def _behaviour_rules() -> list[dict[str, Any]]:
             _sarif_id(kind),
             title=kind.title,
             summary=kind.summary,
-            fix=f"{kind.fix} {kind.advice}" if kind.advice else kind.fix,
+            fix=f"{rule_fix(kind)} {kind.advice}" if kind.advice else rule_fix(kind),
             level=_LEVEL_BY_SEVERITY[kind.severity.value],
             tag="behavior",
         )
@@ -285,6 +288,47 @@ def _behaviour_sarif_results(server: str, report: ConformanceReport) -> Iterator
             }
 
 
+def _deep_message(rule: VerdictKind, tool: str, finding: DeepFindingOut) -> str:
+    return " ".join(
+        [
+            f"{rule.title}: tool '{tool}', field '{finding.field}', edge {finding.edge} (deep "
+            f"pass). Reproduce with tools/call name={json.dumps(tool, ensure_ascii=False)} "
+            f"arguments={arguments_text(finding.arguments)} (the base "
+            f"{arguments_text(finding.base)} with one field changed).",
+            f"Response excerpt (from the target): {excerpt(finding.answer)}",
+            f"mcprobe: {excerpt(finding.why)}",
+            f"Fix: {finding_fix(tool, finding)}",
+        ]
+    )
+
+
+def deep_sarif_results(server: str, report: ConformanceReport) -> Iterator[dict[str, Any]]:
+    """One result per deep finding (``--deep``): its verdict's rule, the tool and field as the
+    location, the exact arguments and the base as properties."""
+    if report.deep is None:
+        return
+    for tool in report.deep.tools:
+        for finding in tool.findings:
+            rule = verdict(finding.kind)
+            rule_id = _sarif_id(rule)
+            yield {
+                "ruleId": rule_id,
+                "level": _LEVEL_BY_SEVERITY[rule.severity.value],
+                "message": {"text": _deep_message(rule, tool.tool, finding)},
+                "logicalLocations": _logical_locations(server, tool.tool, finding.field),
+                "partialFingerprints": {
+                    "mcprobeDeep/v1": _fingerprint(rule_id, tool.tool, finding.label)
+                },
+                "properties": {
+                    "case": finding.label,
+                    "oracle": finding.oracle,
+                    "edge": finding.edge,
+                    "arguments": finding.arguments,
+                    "base": finding.base,
+                },
+            }
+
+
 def render_sarif(report: ConformanceReport, *, artifact_uri: str | None = None) -> str:
     """The report as a SARIF 2.1.0 log (one run), two-space indented JSON."""
     server = report.server.name or "server"
@@ -293,6 +337,8 @@ def render_sarif(report: ConformanceReport, *, artifact_uri: str | None = None) 
     results = [_finding_result(server, f) for f in report.findings]
     behaviour = list(_behaviour_sarif_results(server, report))
     results.extend(behaviour)
+    deep = list(deep_sarif_results(server, report))
+    results.extend(deep)
     results.extend(surface_results(server, report, _fingerprint))
     results.extend(drift_results(server, report, _fingerprint))
     for result in results:
@@ -333,6 +379,9 @@ def render_sarif(report: ConformanceReport, *, artifact_uri: str | None = None) 
         run["artifacts"] = [{"location": {"uri": artifact_uri}}]
     log = {"$schema": SARIF_SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
     # Everything but the arguments is built here, of plain JSON types (``json_text``).
-    if all(plain_json(result["properties"]["arguments"]) for result in behaviour):
+    if all(plain_json(result["properties"]["arguments"]) for result in behaviour) and all(
+        plain_json(r["properties"]["arguments"]) and plain_json(r["properties"]["base"])
+        for r in deep
+    ):
         return dumps_indented(log) + "\n"
     return json.dumps(log, indent=2, ensure_ascii=True) + "\n"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import textwrap
 
 from mcprobe.core.score.security import F_BAND_CAP as SECURITY_CAP
+from mcprobe.core.verdicts import verdict
 from mcprobe.report.model import ConformanceReport, DimensionOut
 from mcprobe.report.render.escape import ELLIPSIS, clean_text
 
@@ -129,4 +130,25 @@ def render_terminal(report: ConformanceReport, *, colour: bool, width: int = 80)
             f"  fuzzed {coverage.fuzzed_tools} of {coverage.total_tools} tool(s), "
             f"{len(report.fuzz)} call(s)"
         )
+    if report.deep is not None:
+        lines += _deep_lines(report, width)
     return "\n".join(lines) + "\n"
+
+
+def _deep_lines(report: ConformanceReport, width: int) -> list[str]:
+    """The deep pass: its count and seed, then one line per finding (tool, field, edge, title)."""
+    deep = report.deep
+    assert deep is not None
+    found = deep.findings
+    lines = [
+        f"  deep (seed {deep.seed}): {deep.sent} edge call(s) on {len(deep.tools)} tool(s), "
+        f"{len(found)} finding(s)"
+    ]
+    for tool in deep.tools:
+        for finding in tool.findings:
+            text = (
+                f"{_safe(tool.tool, 60)} {_safe(finding.field, 60)} = {_safe(finding.edge, 40)}: "
+                f"{verdict(finding.kind).title}"
+            )
+            lines += _wrap(text, width, "    - ", "      ")
+    return lines
