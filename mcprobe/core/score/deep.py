@@ -44,8 +44,8 @@ def deep_deductions(deep: DeepRun, dimension: str) -> list[Deduction]:
             continue
         key = (finding.tool, deep_verdict_key(finding.oracle), finding.field)
         grouped.setdefault(key, []).append(finding)
-    tools = list(dict.fromkeys(tool for tool, _, _ in grouped))
-    ordered = sorted(grouped, key=lambda k: (tools.index(k[0]), priority(k[1])))
+    rank = {tool: i for i, tool in enumerate(dict.fromkeys(tool for tool, _, _ in grouped))}
+    ordered = sorted(grouped, key=lambda k: (rank[k[0]], priority(k[1])))
     found = []
     for tool, cause, field in ordered:
         findings = grouped[(tool, cause, field)]
