@@ -366,6 +366,15 @@ def test_the_registry_records_are_frozen_and_name_what_they_apply_to() -> None:
     assert edges_module.is_path_like("repo_path") and not edges_module.is_path_like("query")
 
 
+def test_a_repo_or_database_name_is_path_like_only_when_its_description_says_so() -> None:
+    assert not edges_module.is_path_like("repo", "Repository name, e.g. octocat/hello")
+    assert edges_module.is_path_like("repo", "Path to the git repository")
+    assert not edges_module.is_path_like("database", "Database to query")
+    tool = _tool({"repo": {"type": "string", "description": "the repository name"}})
+    plan = _plan(tool, {"repo": "octocat/hello"}, path_edges=False)
+    assert "repo" in {e.field for e in plan.edges}
+
+
 def test_the_example_in_the_docs_is_what_the_default_seed_plans() -> None:
     tool = _tool({"q": {"type": "string"}})
     plan = plan_edges(tool, {"q": "hello"}, USER, seed=0)
@@ -374,3 +383,24 @@ def test_the_example_in_the_docs_is_what_the_default_seed_plans() -> None:
         ("deep:q:jsonLooking", {"q": "{}"}),
         ("deep:q:nul", {"q": "hello\x00"}),
     ]
+
+
+def test_a_root_keyword_beside_properties_is_still_applied_to_every_edge() -> None:
+    # ``not`` at the root forbids a == "": properties["a"] alone would accept it
+    tool = _tool(
+        {"a": {"type": "string"}},
+        **{"not": {"properties": {"a": {"const": ""}}, "required": ["a"]}},
+    )
+    plan = _plan(tool, {"a": "x"})
+    assert "emptyString" not in {e.edge for e in plan.edges} and plan.dropped >= 1
+    assert all(is_valid(tool["inputSchema"], e.arguments) for e in plan.edges)
+
+
+def test_a_draft_04_schema_is_judged_in_its_own_dialect() -> None:
+    tool = _tool(
+        {"n": {"type": "integer"}}, **{"$schema": "http://json-schema.org/draft-04/schema#"}
+    )
+    plan = _plan(tool, {"n": 1})
+    edges = {e.edge for e in plan.edges}
+    assert {"zero", "int53"} <= edges
+    assert "negativeZero" not in edges  # draft-04: -0.0 is a number, not an integer

@@ -22,7 +22,8 @@ case generator's ``ValueSynthesizer``) and, added the same way, the edges of its
 with ``enum``/``const`` only gets candidates that are members. A field with a ``format`` only
 gets the classes that keep that format: URL and hostname formats get ``badHostname``, other
 formats no string edges. Path-like fields (by name, as ``cases.discovery`` names directories,
-files, databases and repositories) get edges only when ``path_edges`` is True.
+files, databases and repositories; ``repo``, ``database``, ``db`` and ``root`` only when
+their description speaks of a path) get edges only when ``path_edges`` is True.
 
 **Proof.** Every edge is validated against the declared schema in its own dialect (formats
 asserted, local ``$ref`` only). The base is validated once in full; a change under the top-level
@@ -109,6 +110,7 @@ _PLAIN_ROOT_KEYS = frozenset(
     }
 )
 _PATH_WORDS = frozenset({"path", "file", "filename", "filepath", "dir", "directory", "folder"})
+_AMBIGUOUS_PATH_NAMES = frozenset({"repo", "repository", "database", "db", "root"})
 _COUNT_WORDS = frozenset(
     {
         "count",
@@ -174,11 +176,17 @@ def _words(name: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(name)]
 
 
-def is_path_like(name: str) -> bool:
+def is_path_like(name: str, description: object = None) -> bool:
     """Whether a parameter called ``name`` takes a file-system path: a name ``cases.discovery``
     gives a directory, file, database or repository, or one whose last word is path-like
-    (``output_path``, ``targetDir``)."""
-    if normalised(name) in DIRECTORY_NAMES | FILE_NAMES | DATABASE_NAMES | REPOSITORY_NAMES:
+    (``output_path``, ``targetDir``). The names that as often mean something else (``repo``
+    on a code host, ``database`` of a query server, ``root``) count only when the field's
+    ``description`` speaks of a path, file or directory."""
+    key = normalised(name)
+    if key in _AMBIGUOUS_PATH_NAMES:
+        text = description.lower() if isinstance(description, str) else ""
+        return any(word in text for word in ("path", "file", "director", "folder"))
+    if key in DIRECTORY_NAMES | FILE_NAMES | DATABASE_NAMES | REPOSITORY_NAMES:
         return True
     words = _words(name)
     return bool(words) and words[-1] in _PATH_WORDS
@@ -592,7 +600,8 @@ class _Planner:
             if self.fields >= MAX_FIELDS:
                 self.notes.append(f"more than {MAX_FIELDS} fields: the rest get no edges")
                 return
-            if not self.path_edges and is_path_like(str(prop)):
+            described = sub.get("description") if isinstance(sub, dict) else None
+            if not self.path_edges and is_path_like(str(prop), described):
                 self.skipped_paths.append(dotted)
                 continue
             try:
