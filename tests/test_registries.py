@@ -1,6 +1,7 @@
 """Every registered extension point is documented and covered by a test.
 
 The registries: lint rules (``core/lint/registry.py``), case kinds (``core/cases/kinds.py``),
+the edge classes of deep fuzzing (``core/deep/edges.py``),
 verdicts (``core/verdicts.py``), the resource, prompt, protocol and HTTP checks
 (``core/checks/catalogue.py``), output formats (``report/formats.py``) and transports
 (``core/target_spec.py`` with the wire protocols of ``client/connection.py``). A new record that
@@ -19,6 +20,7 @@ import mcprobe
 from mcprobe.client.connection import WIRES
 from mcprobe.core.cases.kinds import CASE_KINDS, FIELD_KINDS
 from mcprobe.core.checks.catalogue import CHECKS as SURFACE
+from mcprobe.core.deep.edges import EDGE_CLASSES
 from mcprobe.core.errors import UsageError
 from mcprobe.core.lint.registry import LINT_RULES, SERVER_RULES, TOOL_RULES
 from mcprobe.core.model import CaseKind
@@ -114,6 +116,24 @@ def test_field_kinds_are_built_in_registry_order() -> None:
         "pattern_mismatch",
         "null_value",
     ]
+
+
+# --------------------------------------------------------------------------- deep edge classes
+
+
+def test_every_edge_class_has_one_record_in_the_registry() -> None:
+    keys = [spec.key for spec in EDGE_CLASSES]
+    assert len(set(keys)) == len(keys)
+
+
+@pytest.mark.parametrize("key", [spec.key for spec in EDGE_CLASSES])
+def test_every_edge_class_is_documented_in_send_order_and_covered_by_a_test(key: str) -> None:
+    section = _section(CHECKS, "### Deep fuzzing: edge classes")
+    spec = next(s for s in EDGE_CLASSES if s.key == key)
+    assert f"| `{key}` | {spec.applies} | {spec.values} |" in section
+    rows = re.findall(r"^\| `([A-Za-z0-9]+)` \|", section, re.M)
+    assert rows == [s.key for s in EDGE_CLASSES]
+    assert _named_by_a_test(key), f"no test names {key}"
 
 
 # --------------------------------------------------------------------------- verdicts
