@@ -275,6 +275,17 @@ def test_enoent_on_the_sent_path_among_other_refusals_is_no_differential() -> No
     assert findings == ()
 
 
+def test_enoent_on_a_short_sent_path_resolved_under_the_root_is_no_differential() -> None:
+    findings = _judge(
+        (_edge("path", "emptyString", ""), _refused("path is required")),
+        (
+            _edge("path", "whitespace", "   "),
+            _refused("Error: ENOENT: no such file or directory, open '/srv/data/   '"),
+        ),
+    )
+    assert findings == ()
+
+
 # --------------------------------------------------------------------------- error as success
 
 

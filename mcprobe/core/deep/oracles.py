@@ -68,19 +68,15 @@ class _Reading:
     own: str = ""
     code: int | None = None
     content: ResultContent | None = None
+    failure: str | None = None  # an ok result's failure text (``failure_text``)
     environment: str | None = None
     errno_path: bool = False
+    cls: str = ""  # the exception class or errno the server's own words name
+    kind: str = ""  # a refusal's channel and class: what a field's refusals are compared by
 
     @property
     def edge(self) -> Edge:
         return self.answer.edge
-
-    @property
-    def kind(self) -> str:
-        """The kind of a refusal: its channel and the exception class it names."""
-        channel = "a tool error" if self.code is None else f"JSON-RPC error {self.code}"
-        cls = exception_class(self.own)
-        return f"{channel} ({cls})" if cls else channel
 
 
 def _words(raw: RawCall) -> tuple[str, int | None, ResultContent | None]:
@@ -109,13 +105,17 @@ def _read(answer: DeepAnswer) -> _Reading:
     text, code, content = _words(raw)
     status = _status(raw, content)
     own = without_echoes(text, answer.edge.arguments)
-    environment = None
-    if status == _REFUSED or (
-        content is not None and failure_text(text, content.structured, answer.edge.arguments)
-    ):
-        environment = environment_cause(text)
-    errno_path = status == _REFUSED and errno_on_sent_path(text, own, answer.edge.value == "")
-    return _Reading(answer, status, text, own, code, content, environment, errno_path)
+    failure = None
+    if status == _OK and content is not None:
+        failure = failure_text(text, content.structured, answer.edge.arguments)
+    environment = environment_cause(text) if status == _REFUSED or failure else None
+    errno_path = status == _REFUSED and errno_on_sent_path(text, own, answer.edge.value)
+    cls = exception_class(own) if status == _REFUSED else ""
+    channel = "a tool error" if code is None else f"JSON-RPC error {code}"
+    kind = f"{channel} ({cls})" if cls else channel
+    return _Reading(
+        answer, status, text, own, code, content, failure, environment, errno_path, cls, kind
+    )
 
 
 # --------------------------------------------------------------------------- the base
@@ -308,9 +308,13 @@ def _differential(reading: _Reading, view: _FieldView, base: _Base) -> str | Non
             f"the base call succeeded and this edge got {kind}, unlike the field's other "
             f"answers ({others})"
         )
-    cls = exception_class(reading.own)
     field_named = reading.edge.field.rsplit(".", 1)[-1].lower() in reading.text.lower()
-    if reading.code is None and cls and view.refusals > view.kinds[kind] and not field_named:
+    if (
+        reading.code is None
+        and reading.cls
+        and view.refusals > view.kinds[kind]
+        and not field_named
+    ):
         return (
             f"the base call succeeded and this edge got {kind}, an error class none of the "
             f"field's other refusals show ({others})"
@@ -319,13 +323,11 @@ def _differential(reading: _Reading, view: _FieldView, base: _Base) -> str | Non
 
 
 def _error_as_success(reading: _Reading, base: _Base) -> str | None:
-    content = reading.content
-    if content is None or base.failure is not None:
-        return None  # the base talks like that too: how the tool answers
-    failed = failure_text(reading.text, content.structured, reading.edge.arguments)
-    if failed is None:
-        return None
-    return f"an ok result (no `isError`) that reports failure: {failed}; the base's did not"
+    if reading.failure is None or base.failure is not None:
+        return None  # no failure reported, or the base talks like that too: how the tool answers
+    return (
+        f"an ok result (no `isError`) that reports failure: {reading.failure}; the base's did not"
+    )
 
 
 def _output_schema(tool: JSON, reading: _Reading, base: _Base) -> str | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from mcprobe.core.model import JSON
 from mcprobe.core.quoting import quoted
 
 __all__ = [
@@ -195,16 +196,19 @@ def runtime_class(text: str) -> str | None:
     return f"an uncaught {quoted(named.group(0))}" if named else None
 
 
-def errno_on_sent_path(text: str, own: str, sent_empty: bool) -> bool:
+def errno_on_sent_path(text: str, own: str, value: JSON) -> bool:
     """Whether ``text`` is an errno failure (``ENOENT``, ``[Errno 2]``…) on a path that was
     sent: the server names the user's own path, a refusal the user can act on. ``own`` is the
-    text without mcprobe's argument strings (it differs where one was named); an empty string
-    sent (``sent_empty``) counts when the text quotes an empty path (``open ''``)."""
+    text without mcprobe's argument strings (it differs where one was named); the changed
+    ``value``, however short (``""``, ``"   "``), counts where it ends a quoted or resolved path
+    (``open ''``, ``'/root/   '``)."""
     if _ERRNO.search(text) is None:
         return False
-    if sent_empty and ("''" in text or '""' in text):
+    if own != text:
         return True
-    return own != text
+    if not isinstance(value, str):
+        return False
+    return any(f"{start}{value}{end}" in text for start in "/'\"" for end in "'\"")
 
 
 def named_types(text: str) -> frozenset[str]:
