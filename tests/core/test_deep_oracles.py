@@ -344,10 +344,27 @@ def test_a_json_looking_string_refused_as_not_a_list_is_a_schema_contradiction()
     assert "`array`" in findings[0].why and "`string`" in findings[0].why
 
 
+def test_a_string_the_validator_says_it_received_as_a_list_is_a_schema_contradiction() -> None:
+    pydantic = (
+        "1 validation error for lookupArguments\nname\n  Input should be a valid string "
+        "[type=string_type, input_value=[], input_type=list]"
+    )
+    findings = _judge(
+        (_edge("name", "jsonLooking", "[]"), _refused(pydantic)),
+        (_edge("query", "jsonLooking", "null"), _refused("Expected string, received null")),
+    )
+    assert _oracles(findings) == [
+        ("name", Oracle.SCHEMA_CONTRADICTION),
+        ("query", Oracle.SCHEMA_CONTRADICTION),
+    ]
+    assert "`array`" in findings[0].why
+
+
 def test_a_type_error_naming_a_type_the_schema_allows_is_no_schema_contradiction() -> None:
     findings = _judge(
-        (_edge("name", "jsonLooking", "null"), _refused("name: expected string, received null")),
+        (_edge("name", "jsonLooking", "null"), _refused("name must be a string of letters")),
         (_edge("limit", "int53", 2**53 + 1), _refused("limit must be a number below 1000")),
+        (_edge("path", "emptyString", ""), _refused("Expected a path, received string ''")),
     )
     assert findings == ()
 

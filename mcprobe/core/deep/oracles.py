@@ -40,6 +40,7 @@ from mcprobe.core.deep.signatures import (
     errno_on_sent_path,
     exception_class,
     named_types,
+    received_types,
     runtime_class,
     runtime_message,
 )
@@ -264,18 +265,51 @@ def _crash(reading: _Reading) -> str | None:
     )
 
 
+def _json_type(value: JSON) -> str | None:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "integer" if value.is_integer() else "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "null" if value is None else None
+
+
+def _other_type(named: str, allowed: frozenset[str] | set[str]) -> bool:
+    """Whether ``named`` is none of ``allowed`` (an integer is a number)."""
+    return named not in allowed and not (named == "number" and "integer" in allowed)
+
+
 def _contradiction(reading: _Reading, view: _FieldView) -> str | None:
+    """A refusal that asks for a type the schema does not allow, or says it was given another
+    type than the one sent (read on the words as sent: ``received null`` after ``"null"``)."""
     allowed = view.facts.allowed
     if not allowed:
         return None
-    named = named_types(reading.own)
-    wrong = {t for t in named if t not in allowed and not (t == "number" and "integer" in allowed)}
-    if not wrong:
+    field = quoted(reading.edge.field)
+    wrong = {t for t in named_types(reading.text) if _other_type(t, allowed)}
+    if wrong:
+        return (
+            f"{field} allows {_listed(allowed)} and the value sent is one, yet the refusal asks "
+            f"for {_listed(wrong)}: the value was read as another type (a JSON-looking string "
+            "parsed before the tool saw it?)"
+        )
+    sent = _json_type(reading.edge.value) if "+" not in reading.edge.field else None
+    if sent is None:
+        return None
+    seen = {t for t in received_types(reading.text) if _other_type(t, {sent})}
+    if not seen:
         return None
     return (
-        f"{quoted(reading.edge.field)} allows {_listed(allowed)} and the value sent is one, "
-        f"yet the refusal asks for {_listed(wrong)}: the value was read as another type "
-        "(a JSON-looking string parsed before the tool saw it?)"
+        f"{field} allows {_listed(allowed)} and a {quoted(sent)} was sent, yet the refusal "
+        f"says it was given {_listed(seen)}: the value was parsed into another type before it "
+        "was validated"
     )
 
 

@@ -21,6 +21,7 @@ __all__ = [
     "errno_on_sent_path",
     "exception_class",
     "named_types",
+    "received_types",
     "runtime_class",
     "runtime_message",
 ]
@@ -92,6 +93,13 @@ _NAMED_TYPE = re.compile(
     r"\s+(?:an?\s+|a\s+valid\s+|valid\s+|of\s+type\s+)?['\"`]?" + _TYPE_WORD,
     re.IGNORECASE,
 )
+# what the validator says it was given: zod's "received array", pydantic's "input_type=list"
+_RECEIVED_TYPE = re.compile(
+    r"(?:received|but\s+got|input_type=)\s*(?:an?\s+)?['\"`]?"
+    r"(?P<type>array|list|tuple|object|dict|number|float|integer|int|boolean|bool|null"
+    r"|NoneType|string|str)\b",
+    re.IGNORECASE,
+)
 _JSON_TYPE = {
     "array": "array",
     "list": "array",
@@ -107,6 +115,7 @@ _JSON_TYPE = {
     "boolean": "boolean",
     "bool": "boolean",
     "null": "null",
+    "nonetype": "null",
     "string": "string",
     "str": "string",
 }
@@ -215,6 +224,12 @@ def named_types(text: str) -> frozenset[str]:
     """The JSON types a type error in ``text`` says it expected (``Input should be a valid
     list`` → ``array``)."""
     return frozenset(_JSON_TYPE[m.group("type").lower()] for m in _NAMED_TYPE.finditer(text))
+
+
+def received_types(text: str) -> frozenset[str]:
+    """The JSON types a type error in ``text`` says it was given (``received array``,
+    ``input_type=NoneType`` → ``null``)."""
+    return frozenset(_JSON_TYPE[m.group("type").lower()] for m in _RECEIVED_TYPE.finditer(text))
 
 
 def exception_class(text: str) -> str:
