@@ -500,3 +500,18 @@ def test_judging_searches_as_many_patterns_per_answer_for_10_and_for_1000_answer
     small, large = _pattern_work(10) / 10, _pattern_work(1000) / 1000
     assert small > 0
     assert large <= 1.05 * small, (small, large)
+
+
+def test_nothing_a_target_sends_makes_judging_raise() -> None:
+    odd: list[RawCall] = [
+        RawCall(RawKind.RESULT, result="not an object"),
+        RawCall(RawKind.RESULT, result={"content": "nope", "isError": "true"}),
+        RawCall(RawKind.RESULT, result={"content": [7, {"type": "text", "text": 3}]}),
+        RawCall(RawKind.RESULT, result=None, detail="over the size cap"),
+        RawCall(RawKind.JSONRPC_ERROR, error_code=None, detail="not JSON-RPC"),
+        RawCall(RawKind.JSONRPC_ERROR, error_code=-32603, error_message=None, error_data=[{}]),
+        RawCall(RawKind.NOT_RUN, detail="the deadline"),
+    ]
+    answers = [DeepAnswer(_edge("name", f"odd{n}", n), raw) for n, raw in enumerate(odd)]
+    findings = _judge(*answers, base=RawCall(RawKind.RESULT, result=[]), tool={"name": 3})
+    assert {f.oracle for f in findings} <= {Oracle.DIFFERENTIAL}

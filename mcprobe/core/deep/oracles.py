@@ -230,16 +230,21 @@ def _field_view(facts: _FieldFacts, readings: list[_Reading]) -> _FieldView:
 # --------------------------------------------------------------------------- the oracles
 
 
-def _large(value: JSON) -> bool:
-    if isinstance(value, bool):
+def _large(value: JSON, depth: int = 0) -> bool:
+    """Whether ``value`` holds a number of at least ``_LARGE_COUNT`` (a few levels down: a
+    combination's values, a one-element array)."""
+    if isinstance(value, bool) or depth > 3:
         return False
     if isinstance(value, int | float):
         return abs(value) >= _LARGE_COUNT
-    if isinstance(value, list):
-        return any(_large(v) for v in value[:100])
-    if isinstance(value, dict):
-        return any(_large(v) for v in list(value.values())[:100])
-    return False
+    items = (
+        value
+        if isinstance(value, list)
+        else list(value.values())
+        if isinstance(value, dict)
+        else []
+    )
+    return any(_large(v, depth + 1) for v in items[:100])
 
 
 def _hang(reading: _Reading, view: _FieldView, base: _Base, call_timeout: float) -> str | None:
