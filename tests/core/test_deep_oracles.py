@@ -472,8 +472,8 @@ def test_a_read_failing_for_the_environment_after_a_write_is_no_corruption() -> 
 # --------------------------------------------------------------------------- linear work
 
 
-def _pattern_work(n: int) -> int:
-    """Regex searches (and compilations) made judging ``n`` answers over ten fields: refusals,
+def _calls(n: int) -> dict[tuple[str, int, str], int]:
+    """How often each function was called judging ``n`` answers over ten fields: refusals,
     internal errors with exception text and successes."""
     answers = []
     for i in range(n):
@@ -491,15 +491,28 @@ def _pattern_work(n: int) -> int:
     _judge(*answers)
     profile.disable()
     stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
-    return sum(
-        row[1] for (_, _, func), row in stats.items() if func == "_compile" or "re.Pattern" in func
-    )
+    return {key: row[1] for key, row in stats.items()}
+
+
+def _pattern_work(n: int) -> int:
+    """Regex searches (and compilations) made judging ``n`` answers."""
+    return sum(c for (_, _, f), c in _calls(n).items() if f == "_compile" or "re.Pattern" in f)
 
 
 def test_judging_searches_as_many_patterns_per_answer_for_10_and_for_1000_answers() -> None:
     small, large = _pattern_work(10) / 10, _pattern_work(1000) / 1000
     assert small > 0
     assert large <= 1.05 * small, (small, large)
+
+
+def test_no_function_is_called_more_per_answer_for_1000_answers_than_for_10() -> None:
+    small, large = _calls(10), _calls(1000)
+    grown = [
+        f"{key[2]} ({key[0]}:{key[1]}): {small.get(key, 0) / 10:.1f} -> {calls / 1000:.1f}"
+        for key, calls in large.items()
+        if calls / 1000 > 1.3 * small.get(key, 0) / 10 + 0.5
+    ]
+    assert grown == []
 
 
 def test_nothing_a_target_sends_makes_judging_raise() -> None:
