@@ -53,10 +53,15 @@ from mcprobe.core.verdicts import call_verdicts
 __all__ = [
     "INTERNAL_ERROR",
     "MESSAGE_LIMIT",
+    "ResultContent",
     "classify_call",
     "classify_unknown_tool_probe",
     "excerpt",
+    "jsonrpc_error_text",
     "leak_kind",
+    "output_schema_check",
+    "read_result",
+    "without_echoes",
 ]
 
 MESSAGE_LIMIT = 200
@@ -131,16 +136,25 @@ def leak_kind(text: str, sent: JSON = None) -> str | None:
     scanned = text[:_SCAN_LIMIT]
     if _MAY_LEAK.search(scanned) is None:
         return None  # no pattern can match, echoes removed or not (see ``_MAY_LEAK``)
-    if len(scanned) >= _MIN_ECHO:  # else no string of ours is long enough to be removed
-        echoes = {s for s in _strings(sent) if len(s) >= _MIN_ECHO}
-        for echoed in sorted(echoes, key=len, reverse=True):
-            scanned = scanned.replace(echoed, " ")
+    scanned = without_echoes(scanned, sent)
     if _ANY_LEAK.search(scanned) is None:
         return None
     for label, pattern in _LEAK_PATTERNS:
         if pattern.search(scanned):
             return label
     return None
+
+
+def without_echoes(text: str, sent: JSON) -> str:
+    """``text`` with every string of ``sent`` (the arguments mcprobe sent, keys included) at
+    least ``_MIN_ECHO`` characters long replaced by a space, longest first: what the server said
+    in its own words, so an error that merely echoes our input is not read as its own."""
+    if len(text) < _MIN_ECHO:  # no string of ours is long enough to be removed
+        return text
+    echoes = {s for s in _strings(sent) if len(s) >= _MIN_ECHO}
+    for echoed in sorted(echoes, key=len, reverse=True):
+        text = text.replace(echoed, " ")
+    return text
 
 
 # --------------------------------------------------------------------------- text helpers
@@ -198,7 +212,7 @@ def _collect_strings(value: JSON, depth: int, found: list[str]) -> None:
 
 
 @dataclass(slots=True)
-class _Content:
+class ResultContent:
     """What a ``tools/call`` result carries, read defensively (never changed once read; not
     frozen, whose checked attribute setting costs a call per field)."""
 
@@ -223,9 +237,11 @@ def _usable_non_text(item: dict[str, JSON]) -> bool:
     return False
 
 
-def _read_result(result: JSON) -> _Content:
+def read_result(result: JSON) -> ResultContent:
+    """What a ``tools/call`` result carries (its text items joined, ``isError``, the structured
+    content), read defensively; ``problems`` names what breaks the result's shape."""
     if not isinstance(result, dict):
-        return _Content("", False, False, None, False, ("the result is not a JSON object",))
+        return ResultContent("", False, False, None, False, ("the result is not a JSON object",))
     problems: list[str] = []
     texts: list[str] = []
     usable = False
@@ -257,7 +273,7 @@ def _read_result(result: JSON) -> _Content:
         )
     structured = result.get("structuredContent")
     has_structured = structured is not None
-    return _Content(
+    return ResultContent(
         text="\n".join(texts),
         has_usable=usable or has_structured,
         has_structured=has_structured,
@@ -267,8 +283,9 @@ def _read_result(result: JSON) -> _Content:
     )
 
 
-def _output_schema_check(tool: JSON, content: _Content) -> tuple[bool, str | None]:
-    """(violation, note) for a successful valid call of ``tool``."""
+def output_schema_check(tool: JSON, content: ResultContent) -> tuple[bool, str | None]:
+    """(violation, note) for a successful valid call of ``tool``: a declared ``outputSchema``
+    that ``content`` breaks (or leaves without ``structuredContent``)."""
     if not isinstance(tool, dict) or tool.get("outputSchema") is None:
         return False, None
     schema = tool["outputSchema"]
@@ -311,6 +328,12 @@ def _rendered(value: JSON) -> str:
     if value is None:  # no ``data`` (most errors): no strings
         return ""
     return "\n".join(_strings(value))
+
+
+def jsonrpc_error_text(raw: RawCall) -> str:
+    """A JSON-RPC error's words: its message, then every string inside its ``data``."""
+    message_text = raw.error_message if isinstance(raw.error_message, str) else ""
+    return "\n".join(part for part in (message_text, _rendered(raw.error_data)) if part)
 
 
 # --------------------------------------------------------------------------- classification
@@ -356,7 +379,7 @@ def _invalid_result(case: Case, raw: RawCall, protocol_version: str | None) -> C
     problems = result_shape_problems(raw.result, protocol_version)
     if not problems:
         return None
-    content = _read_result(raw.result)
+    content = read_result(raw.result)
     shown = content.text if content.text.strip() else _rendered_structured(content)
     return _result(
         case,
@@ -400,8 +423,7 @@ def _result(case: Case, raw: RawCall, outcome: Outcome, **found: Any) -> CaseRes
 
 
 def _classify_jsonrpc_error(case: Case, raw: RawCall) -> CaseResult:
-    message_text = raw.error_message if isinstance(raw.error_message, str) else ""
-    error_text = "\n".join(part for part in (message_text, _rendered(raw.error_data)) if part)
+    error_text = jsonrpc_error_text(raw)
     # No code: the reply was no JSON-RPC message at all (the I/O layer says why in ``detail``),
     # an invalid result like any (``CaseResult.invalid_result``), never a rejection.
     notes: list[str] = [raw.detail] if raw.error_code is None and raw.detail else []
@@ -423,7 +445,7 @@ def _classify_jsonrpc_error(case: Case, raw: RawCall) -> CaseResult:
 
 
 def _classify_result(case: Case, raw: RawCall, tool: JSON) -> CaseResult:
-    content = _read_result(raw.result)
+    content = read_result(raw.result)
     notes = list(content.problems)
     if content.is_error:
         leaked = leak_kind(content.text, case.arguments)
@@ -472,7 +494,7 @@ def _classify_result(case: Case, raw: RawCall, tool: JSON) -> CaseResult:
         empty = not content.has_usable
         if empty:
             notes.insert(0, "no usable content: no non-blank text and no `structuredContent`")
-        violation, schema_note = _output_schema_check(tool, content)
+        violation, schema_note = output_schema_check(tool, content)
         if schema_note:
             notes.append(schema_note)
     shown = content.text if content.text.strip() else _rendered_structured(content)
@@ -490,7 +512,7 @@ def _classify_result(case: Case, raw: RawCall, tool: JSON) -> CaseResult:
     )
 
 
-def _rendered_structured(content: _Content) -> str:
+def _rendered_structured(content: ResultContent) -> str:
     if not content.has_structured:
         return ""
     try:

@@ -104,6 +104,7 @@ class DeepFinding:
     answer: str
     why: str
     label: str
+    stderr: str = ""  # the target's stderr during the call, excerpted: corroboration only
 
 
 @dataclass(frozen=True)
