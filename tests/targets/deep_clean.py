@@ -32,9 +32,11 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 sys.dont_write_bytecode = True  # importing the twin must not write a .pyc beside it
-from deep_defects import (  # noqa: E402 (after the line above)
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository, run as a script
+from tests.targets.deep_defects import (  # noqa: E402 (after the lines above)
     HONEST,
     MAX_REPEAT,
     PAGES,

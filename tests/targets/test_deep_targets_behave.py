@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 
 from mcprobe.core.schema.dialect import instance_errors
-from tests.targets import TARGETS_DIR
+from tests.targets import DEEP_CLEAN, DEEP_DEFECTS
 from tests.targets.deep_defects import DEFECTS, TOOLS_BY_NAME
 
-DEFECTIVE = TARGETS_DIR / "deep_defects.py"
-CLEAN = TARGETS_DIR / "deep_clean.py"
+DEFECTIVE = DEEP_DEFECTS
+CLEAN = DEEP_CLEAN
 ANSWER = 20.0  # generous wait for an answer that must come (never asserted on)
 SHORT = 1.0  # how long the hang test waits for the answer that must not come
 SIGNATURES = ("Error:", "Error executing", "codec can't", "object has no attribute", "Traceback")
