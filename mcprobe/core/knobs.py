@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 __all__ = [
+    "DEEP",
     "EXAMPLES",
     "FRONT_ENDS",
     "FUZZ",
@@ -26,6 +27,7 @@ __all__ = [
     "MAX_TOOLS",
     "OVERALL_TIMEOUT",
     "SANDBOX",
+    "SEED",
     "SKIP_TOOLS",
     "TOOLS",
     "FrontEnd",
@@ -84,6 +86,8 @@ MAX_TOOLS = Knob("--max-tools", "maxTools", "max_tools")
 EXAMPLES = Knob("--examples FILE", "examples", "examples")
 SANDBOX = Knob("--sandbox", "sandbox", "sandbox", where="probe_connect")
 OVERALL_TIMEOUT = Knob("--overall-timeout", None, "overall_timeout")
+DEEP = Knob("--deep", "deep", "deep")  # the deep pass of valid inputs (issue 25; implies fuzz)
+SEED = Knob("--seed", "seed", "seed")  # the deep pass's seed (the report prints the one used)
 
 KNOBS = (
     FUZZ,
@@ -95,4 +99,6 @@ KNOBS = (
     EXAMPLES,
     SANDBOX,
     OVERALL_TIMEOUT,
+    DEEP,
+    SEED,
 )

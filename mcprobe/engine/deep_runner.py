@@ -58,6 +58,7 @@ from mcprobe.core.deep.model import (
     DeepTool,
 )
 from mcprobe.core.deep.oracles import judge_corruption, judge_tool
+from mcprobe.core.knobs import DEEP, SEED, FrontEnd
 from mcprobe.core.model import JSON, CaseResult, FuzzRun, Outcome, RawCall, RawKind
 from mcprobe.core.target_protocol import RestartableTarget, Target
 from mcprobe.engine.fuzz_runner import DEFAULT_CONCURRENCY, MAX_RESTARTS, ProgressCallback
@@ -72,6 +73,7 @@ __all__ = [
     "Judge",
     "Planner",
     "deep_budget",
+    "deep_notes",
     "deep_timeout",
     "new_stderr",
     "run_deep",
@@ -535,3 +537,31 @@ async def run_deep(
         budget_seconds=round(budget, 3),
         budget_hit=run.budget_hit,
     )
+
+
+def deep_notes(deep: DeepRun, words: FrontEnd = "cli") -> list[str]:
+    """The report's notes on a deep pass: how many calls it sent with which seed (and how to
+    send the same calls again, in the words of ``words``), then each tool that stopped early
+    and what the runner noticed (deaths no replay reproduced)."""
+    again = f"{DEEP.set(words)} {SEED.set(words, deep.seed)}"
+    if words != "cli":
+        again = f"{DEEP.set(words)}, {SEED.set(words, deep.seed)}"
+    edges = sum(t.sent for t in deep.tools)
+    budget = f" of a {deep.budget_seconds:.1f} s budget" if deep.budget_seconds is not None else ""
+    seconds = sum(t.seconds for t in deep.tools)
+    head = (
+        f"Deep pass (seed {deep.seed}): {deep.calls} deep calls sent to {len(deep.tools)} "
+        f"tool(s) ({edges} edges; the rest are the bases again, replays and re-reads) in "
+        f"{seconds:.1f} s{budget}"
+    )
+    if deep.budget_hit:
+        head += "; the time budget ran out before every edge was sent"
+    if deep.skipped:
+        head += f"; {len(deep.skipped)} tool(s) not deep-fuzzed (no working base)"
+    notes = [f"{head}. The same seed sends the same calls again: `{again}`."]
+    for tool in deep.tools:
+        if tool.stopped is not None:
+            notes.append(f"Deep pass, tool `{tool.plan.tool}`: stopped early: {tool.stopped}.")
+        notes += [f"Deep pass, tool `{tool.plan.tool}`: {note}." for note in tool.notes]
+    notes += [f"Deep pass, tool `{name}`: not deep-fuzzed: {why}." for name, why in deep.skipped]
+    return notes
