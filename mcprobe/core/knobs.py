@@ -86,8 +86,8 @@ MAX_TOOLS = Knob("--max-tools", "maxTools", "max_tools")
 EXAMPLES = Knob("--examples FILE", "examples", "examples")
 SANDBOX = Knob("--sandbox", "sandbox", "sandbox", where="probe_connect")
 OVERALL_TIMEOUT = Knob("--overall-timeout", None, "overall_timeout")
-DEEP = Knob("--deep", "deep", "deep")  # the deep pass of valid inputs (issue 25; implies fuzz)
-SEED = Knob("--seed", "seed", "seed")  # the deep pass's seed (the report prints the one used)
+DEEP = Knob("--deep", "deep", "deep")  # the deep pass of valid inputs (issue 25)
+SEED = Knob("--seed", "seed", "seed")  # the deep pass's seed: the same seed, the same calls
 
 KNOBS = (
     FUZZ,

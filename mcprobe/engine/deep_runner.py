@@ -28,6 +28,8 @@ Rules the report relies on:
   replayed alone once. Only a replay that kills the target again marks the answer
   ``replayed=True`` (the crash oracle reads it); otherwise the replay's own answer is the
   edge's answer and the death is noted as flaky (``DeepTool.notes``), blaming nothing.
+  A target the pass leaves dead is started again at its end (budget permitting), for the
+  checks that follow.
 - **Read-after-write.** For a tool that writes (not ``readOnlyHint: true``) the edges are sent
   one at a time; the bases of up to ``MAX_REREADS`` read-only tools whose fuzz-run bases were
   ok are sent before its first edge and again after each of its edges that answered ok, and
@@ -530,6 +532,10 @@ async def run_deep(
     done: list[DeepTool] = []
     for entry in entries:
         done.append(await run.run_tool(entry, [r for r in readers if r is not entry]))
+    if not target.alive and done:
+        # A replay that killed it again leaves it dead: the checks after the deep pass (attack
+        # probes, resources, prompts, protocol) need it up, within what the budget leaves.
+        await run.ensure_alive()
     return DeepRun(
         seed=seed,
         tools=tuple(done),

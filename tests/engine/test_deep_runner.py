@@ -4,12 +4,14 @@ read-after-write, the skipped tools and consent."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 import pytest
 
+from mcprobe.client.connection import open_target
 from mcprobe.core.deep.model import (
     DeepAnswer,
     DeepFinding,
@@ -30,6 +32,7 @@ from mcprobe.core.model import (
     RestartAttempt,
     TargetDeath,
 )
+from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.deep_runner import (
     MIN_DEEP_TIMEOUT,
     SECONDS_PER_TOOL,
@@ -47,6 +50,7 @@ from tests.support.fake_target import (
     snapshot_of,
     tool_error,
 )
+from tests.targets import TARGETS_DIR
 
 pytestmark = pytest.mark.anyio
 
@@ -515,3 +519,42 @@ async def test_stderr_is_kept_with_an_answer_only_for_a_call_alone_in_flight() -
     judge = Judge()
     await deep(target, tools, fuzz_run_of(base_of("alpha")), judge=judge, concurrency=3)
     assert all(a.stderr == "" for a in judge.answers("alpha"))
+
+
+@dataclass
+class KillerPlanner(Planner):
+    """Plans edges ``n`` = 100, 101, … but puts ``"boom"`` (fragile.py dies on a string) at
+    ``e1``: not schema-valid, but the runner only sends what it is given."""
+
+    def __call__(
+        self, tool: JSON, base: JSON, source: CaseSource, *, seed: int, path_edges: bool = True
+    ) -> DeepPlan:
+        plan = super().__call__(tool, base, source, seed=seed, path_edges=path_edges)
+        killer = plan.edges[1]
+        boom = Edge(killer.tool, "n", "e1", "boom", {"n": "boom"}, killer.label)
+        return DeepPlan(
+            plan.tool, plan.base, plan.base_source, (plan.edges[0], boom, *plan.edges[2:])
+        )
+
+
+async def test_over_real_stdio_a_killing_edge_is_replayed_alone_and_its_stderr_kept() -> None:
+    spec = TargetSpec(
+        "stdio",
+        command=sys.executable,
+        args=(str(TARGETS_DIR / "fragile.py"), "tools=fragile"),
+        sandbox="off",
+    )
+    judge = Judge()
+    with anyio.fail_after(60):
+        async with open_target(spec) as connection:
+            tools = connection.snapshot.tools
+            fuzz = fuzz_run_of(base_of("fragile"))
+            run = await run_deep(
+                connection, tools, fuzz, planner=KillerPlanner(count=4), judge=judge
+            )
+            assert connection.alive  # restarted after the replay's death, for what comes next
+    answers = {a.edge.label: a for a in judge.answers("fragile")}
+    assert answers["deep:n:e1"].replayed is True
+    assert "could not handle n='boom'" in answers["deep:n:e1"].stderr
+    assert [answers[f"deep:n:e{i}"].raw.kind for i in (0, 2, 3)] == [RawKind.RESULT] * 3
+    assert run.tools[0].sent == 4 and run.tools[0].notes == ()
