@@ -45,6 +45,7 @@ from tests.support import builders
 from tests.support.fake_target import (
     FakeTarget,
     RestartableFake,
+    audit_open,
     int_tool,
     ok_text,
     snapshot_of,
@@ -127,7 +128,7 @@ async def deep(
     knobs.setdefault("planner", Planner())
     knobs.setdefault("judge", Judge())
     knobs.setdefault("concurrency", 1)
-    with anyio.fail_after(10):
+    with anyio.fail_after(5):
         return await run_deep(target, tools, fuzz_run, **knobs)
 
 
@@ -558,3 +559,27 @@ async def test_over_real_stdio_a_killing_edge_is_replayed_alone_and_its_stderr_k
     assert "could not handle n='boom'" in answers["deep:n:e1"].stderr
     assert [answers[f"deep:n:e{i}"].raw.kind for i in (0, 2, 3)] == [RawKind.RESULT] * 3
     assert run.tools[0].sent == 4 and run.tools[0].notes == ()
+
+
+@pytest.mark.parametrize(("fuzz_writes", "path_edges"), [(False, False), (True, True)])
+async def test_the_audit_runs_the_deep_pass_with_path_edges_only_under_consent_to_writes(
+    monkeypatch: pytest.MonkeyPatch, fuzz_writes: bool, path_edges: bool
+) -> None:
+    import mcprobe.engine.audit as audit_module
+
+    seen: list[dict[str, Any]] = []
+
+    async def spy(target: Any, tools: Any, fuzz_run: FuzzRun, **knobs: Any) -> DeepRun:
+        seen.append({"fuzzed": fuzz_run.coverage.fuzzed_tools, **knobs})
+        return await run_deep(target, tools, fuzz_run, **knobs)
+
+    monkeypatch.setattr(audit_module, "run_deep", spy)
+    tools = (int_tool("alpha"),)
+    with anyio.fail_after(5):
+        report = await audit_open(
+            fake(*tools), deep=True, seed=9, fuzz_writes=fuzz_writes, surface=False
+        )
+    assert len(seen) == 1
+    assert seen[0]["fuzzed"] == ("alpha",)  # deep implies fuzz: the fuzz run came first
+    assert (seen[0]["seed"], seen[0]["path_edges"]) == (9, path_edges)
+    assert any(note.startswith("Deep pass (seed 9): ") for note in report.notes)
