@@ -105,6 +105,8 @@ async def audit_stdio(
     fuzz: bool = False,
     fuzz_writes: bool = False,
     fuzz_destructive: bool = False,
+    deep: bool = False,
+    seed: int | None = None,
     max_tools: int = 50,
     tools: Sequence[str] | None = None,
     skip_tools: Sequence[str] = (),
@@ -127,7 +129,9 @@ async def audit_stdio(
     ``--secret-env``), is also redacted from everything the target sends back. ``fuzz`` calls
     the tools: only those annotated ``readOnlyHint: true``, unless ``fuzz_writes`` (also
     ``destructiveHint: false`` tools: additive writes) or ``fuzz_destructive`` (every tool);
-    both imply ``fuzz``; ``tools`` restricts fuzzing to those names. Inside the sandbox
+    both imply ``fuzz``; ``tools`` restricts fuzzing to those names. ``deep`` (as ``--deep``,
+    implies ``fuzz``) adds the deep pass of valid inputs, seeded by ``seed`` (as ``--seed``;
+    None: 0, the report names the seed used). Inside the sandbox
     (``sandbox``) every tool is called whatever its annotations, except ``skip_tools``.
     ``examples``: tool name →
     one argument object or a list of them, the valid calls (provenance ``user``) and the base of
@@ -167,6 +171,8 @@ async def audit_stdio(
             fuzz=fuzz,
             fuzz_writes=fuzz_writes,
             fuzz_destructive=fuzz_destructive,
+            deep=deep,
+            seed=seed,
             max_tools=max_tools,
             tools=tools,
             skip_tools=skip_tools,
@@ -188,6 +194,8 @@ async def audit_url(
     fuzz: bool = False,
     fuzz_writes: bool = False,
     fuzz_destructive: bool = False,
+    deep: bool = False,
+    seed: int | None = None,
     max_tools: int = 50,
     tools: Sequence[str] | None = None,
     skip_tools: Sequence[str] = (),
@@ -224,6 +232,8 @@ async def audit_url(
             fuzz=fuzz,
             fuzz_writes=fuzz_writes,
             fuzz_destructive=fuzz_destructive,
+            deep=deep,
+            seed=seed,
             max_tools=max_tools,
             tools=tools,
             skip_tools=skip_tools,

@@ -81,6 +81,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number ≥ 0, got {text!r}")
+    return value
+
+
 def _score(text: str) -> float:
     try:
         value = float(text)
@@ -199,6 +209,18 @@ def _add_audit_arguments(p: Parser) -> None:
         "--fuzz-destructive",
         action="store_true",
         help="call every tool, even ones that may be destructive (implies --fuzz-writes)",
+    )
+    p.add_argument(
+        "--deep",
+        action="store_true",
+        help="after the fuzz calls, the deep pass: each working valid call again with one field "
+        "changed at a time to a schema-valid edge value (implies --fuzz; about 3 s per tool)",
+    )
+    p.add_argument(
+        "--seed",
+        type=_seed,
+        metavar="N",
+        help="with --deep: the seed of its edge values (default 0; the report prints it)",
     )
     p.add_argument(
         "--max-tools", type=_positive_int, metavar="N", help="fuzz at most N tools (default 50)"
@@ -499,7 +521,9 @@ def check_audit_args(
         and "sarif" not in reports
     ):
         raise UsageError("--sarif-artifact only applies to --format sarif or --report sarif")
-    fuzz = ns.fuzz or ns.fuzz_writes or ns.fuzz_destructive
+    fuzz = ns.fuzz or ns.fuzz_writes or ns.fuzz_destructive or ns.deep
+    if ns.seed is not None and not ns.deep:
+        raise UsageError("--seed needs --deep: it seeds the deep pass's edge values")
     if (ns.fail_on_critical or ns.examples) and not fuzz:
         what = "--fail-on-critical" if ns.fail_on_critical else "--examples"
         raise UsageError(f"{what} needs --fuzz: it is about calling the tools")
@@ -620,6 +644,8 @@ def invocation_of(args: AuditArgs) -> AuditInvocation:
         fuzz=args.fuzz,
         fuzz_writes=ns.fuzz_writes,
         fuzz_destructive=ns.fuzz_destructive,
+        deep=ns.deep,
+        seed=ns.seed,
         max_tools=ns.max_tools or DEFAULT_MAX_TOOLS,
         include=tuple(ns.tools) if ns.tools else None,
         skip_tools=tuple(ns.skip_tools or ()),

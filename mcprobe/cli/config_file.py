@@ -9,6 +9,7 @@
     timeout = 10                  # also: connect-timeout, overall-timeout, concurrency,
     max-tools = 20                #       tools = ["a", "b"], format = "md", fuzz-writes,
                                   #       fuzz-destructive
+    deep = true                   # like --deep (implies fuzz); seed = 7 like --seed (with deep)
     sandbox = "required"          # like --sandbox: auto (default) | required | off
     skip-tools = ["send_email"]   # like --skip-tools: never called, isolated or not
     examples = "examples.json"    # like --examples FILE; relative to this file; used with fuzz
@@ -122,6 +123,8 @@ def _models() -> Any:
         fuzz: bool | None = None
         fuzz_writes: bool | None = None
         fuzz_destructive: bool | None = None
+        deep: bool | None = None
+        seed: int | None = Field(default=None, ge=0)
         max_tools: int | None = Field(default=None, ge=1)
         tools: list[str] | None = None
         skip_tools: list[str] | None = None
@@ -277,6 +280,10 @@ def apply_defaults(ns: argparse.Namespace, config: ProjectConfig, given: Sequenc
         setattr(ns, dest, value)
     # The file's examples wait for fuzzing, like its fail-on-regression for a --baseline: a run
     # without fuzz calls no tool, so they are idle there, not a usage error.
-    fuzz = ns.fuzz or ns.fuzz_writes or ns.fuzz_destructive
+    deep = getattr(ns, "deep", False)
+    fuzz = ns.fuzz or ns.fuzz_writes or ns.fuzz_destructive or deep
     if "--examples" not in flags and "examples" in config.audit and not fuzz:
         ns.examples = None
+    # Likewise the file's seed waits for the deep pass (--seed without --deep is an error).
+    if "--seed" not in flags and "seed" in config.audit and not deep:
+        ns.seed = None

@@ -14,7 +14,8 @@ from mcprobe.core.errors import UsageError
 __all__ = ["run_pin"]
 
 _AUDIT_ONLY = (
-    "fuzz", "fuzz_writes", "fuzz_destructive", "lock", "fail_on_drift", "baseline", "report",
+    "fuzz", "fuzz_writes", "fuzz_destructive", "deep", "lock", "fail_on_drift", "baseline",
+    "report",
 )  # fmt: skip
 # What pin takes from mcprobe.toml: the timeouts. The rest of [audit] / [gates] is about an
 # audit (fuzz = true is the documented example), so it must neither apply nor be blamed on a

@@ -27,6 +27,7 @@ from mcprobe.client.canary import with_canary
 from mcprobe.client.connection import open_target
 from mcprobe.core.cases.user_examples import checked_examples
 from mcprobe.core.checks.catalogue import CheckResult, SurfaceRun
+from mcprobe.core.deep.model import DEFAULT_SEED, DeepRun
 from mcprobe.core.knobs import FrontEnd
 from mcprobe.core.lint.engine import lint_server
 from mcprobe.core.lint.suppress import apply_overrides
@@ -51,6 +52,7 @@ from mcprobe.core.target_protocol import (
 from mcprobe.core.target_spec import TRANSPORTS_BY_NAME, TargetSpec
 from mcprobe.core.version import __version__
 from mcprobe.engine.attack_probes import answer_security
+from mcprobe.engine.deep_runner import deep_notes, run_deep
 from mcprobe.engine.fuzz_runner import ProgressCallback, run_fuzz
 from mcprobe.engine.gc_budget import with_fewer_collections
 from mcprobe.engine.offload import computed
@@ -208,6 +210,23 @@ async def _audit_open(
                 discovered=start_values(spec.args, spec.env, secrets),
                 words=request.words,
             )
+    fuzz_seconds = anyio.current_time() - fuzz_started  # the attack probes' budget is half that
+    deep_run: DeepRun | None = None
+    if request.deep and fuzz_run is not None:
+        async with phase("deep fuzzing"):
+            deep_run = await run_deep(
+                cast(Target, watch),
+                snapshot.tools,
+                fuzz_run,
+                seed=DEFAULT_SEED if request.seed is None else request.seed,
+                concurrency=request.concurrency,
+                call_timeout=request.timeout,
+                deadline=deadline,
+                progress=progress,
+                # Path-like fields of writing tools: only where their writes are contained or
+                # consented to (the sandbox's private copies, --fuzz-writes).
+                path_edges=isolated or request.fuzz_writes,
+            )
     era: Era = target.era if isinstance(target, RequestTarget) else "handshake"
     second: list[tuple[list[CheckResult], list[Era]]] = []
     async with anyio.create_task_group() as alongside:
@@ -229,7 +248,7 @@ async def _audit_open(
                 concurrency=request.concurrency,
                 call_timeout=request.timeout,
                 deadline=deadline,
-                fuzz_seconds=anyio.current_time() - fuzz_started,
+                fuzz_seconds=fuzz_seconds,
                 known=[value for _, value in echo_secrets],
                 words=request.words,
             )
@@ -256,7 +275,9 @@ async def _audit_open(
         list(surface.findings) if surface is not None else [], request.overrides
     )
     notes = [*notes, *surface_notes, *probe_notes]
-    score = await computed(partial(score_server, snapshot, findings, fuzz_run, words=request.words))
+    score = await computed(
+        partial(score_server, snapshot, findings, fuzz_run, deep=deep_run, words=request.words)
+    )
     if surface is not None:
         score = apply_surface(
             score, surface.checks, tools=snapshot.tools, fuzz=fuzz_run, words=request.words
@@ -271,6 +292,8 @@ async def _audit_open(
             )
     if fuzz_run is not None:
         notes.extend(death_notes(fuzz_run))
+    if deep_run is not None:
+        notes.extend(deep_notes(deep_run, request.words))
     if canary is not None:
         notes.append(
             f"Canary: `{canary[0]}={canary[1]}` was added to the target's environment (not a "
@@ -301,6 +324,7 @@ async def _audit_open(
             era=era,
             eras=eras,
             drift=drift,
+            deep=deep_run,
             words=request.words,
         )
     )

@@ -7,7 +7,9 @@ pipeline. Nothing else carries audit knobs, so a knob added here reaches every f
 front-end cannot drop one on the way (``--config`` once lost ``--lock`` that way).
 
 The implications between the consent knobs are applied here, once: ``fuzz_destructive``
-implies ``fuzz_writes``, and either implies ``fuzz``.
+implies ``fuzz_writes``, and either implies ``fuzz``; ``deep`` implies ``fuzz`` too (the deep
+pass starts from the fuzz run's working valid calls), and a ``seed`` of None is
+``core/deep/model.DEFAULT_SEED``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import anyio
 from mcprobe.client.transports.stdio import AFTER_REPORT_GRACE
 from mcprobe.core.cases.selection import DEFAULT_MAX_TOOLS
 from mcprobe.core.cases.user_examples import normalise_examples
+from mcprobe.core.deep.model import DEFAULT_SEED
 from mcprobe.core.knobs import FrontEnd
 from mcprobe.core.lint.suppress import RuleOverride
 from mcprobe.core.target_spec import TargetSpec
@@ -40,15 +43,19 @@ class AuditRequest:
     (every tool); inside the sandbox every tool but ``skip_tools``. ``include`` narrows the
     fuzzed tools to these names (``--tools``). ``call_timeout`` is the per-call limit (None:
     the spec's); ``overall_timeout`` bounds the whole audit, connecting included (None:
-    unbounded apart from the per-call limits). ``fresh_connections``: the checks that start
-    the target again (version negotiation, the other era, the HTTP transport checks); the MCP
-    server's reports on an open connection leave them to ``probe_audit``.
+    unbounded apart from the per-call limits). ``deep``: after the fuzz calls, the deep pass of
+    valid inputs (``engine/deep_runner.py``) on the same tools, seeded by ``seed`` (None:
+    ``DEFAULT_SEED``; the seed used is in the report). ``fresh_connections``: the checks that
+    start the target again (version negotiation, the other era, the HTTP transport checks); the
+    MCP server's reports on an open connection leave them to ``probe_audit``.
     """
 
     spec: TargetSpec
     fuzz: bool = False
     fuzz_writes: bool = False
     fuzz_destructive: bool = False
+    deep: bool = False
+    seed: int | None = None
     max_tools: int = DEFAULT_MAX_TOOLS
     include: tuple[str, ...] | None = None
     skip_tools: tuple[str, ...] = ()  # never called, isolated or not (--skip-tools)
@@ -72,7 +79,9 @@ class AuditRequest:
         # Frozen: the implied values are set once, here, so every reader sees the same request.
         writes = self.fuzz_writes or self.fuzz_destructive
         object.__setattr__(self, "fuzz_writes", writes)
-        object.__setattr__(self, "fuzz", self.fuzz or writes)
+        object.__setattr__(self, "fuzz", self.fuzz or writes or self.deep)
+        if self.seed is None:
+            object.__setattr__(self, "seed", DEFAULT_SEED)
         if self.include is not None:
             object.__setattr__(self, "include", tuple(self.include))
         object.__setattr__(self, "skip_tools", tuple(self.skip_tools))

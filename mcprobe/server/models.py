@@ -126,6 +126,20 @@ class FuzzInput(ToolInput):
         description="Explicit consent to call every tool, including ones that may be "
         "destructive (implies fuzzWrites). Only against a disposable server.",
     )
+    deep: bool = Field(
+        default=False,
+        description="After the fuzz calls, the deep pass (like the CLI's --deep): each tool's "
+        "working valid call again with one field changed at a time to a schema-valid edge value "
+        "(empty and control-character strings, JSON-looking strings, 0, -1, 2^31, fractions, "
+        "empty and one-element arrays…), judged against that base. The same consent as the "
+        "fuzz calls; about 3 s per tool.",
+    )
+    seed: int | None = Field(
+        default=None,
+        ge=0,
+        description="With deep: the seed of the edge values (default 0); the report prints the "
+        "seed used, and the same seed sends the same calls again.",
+    )
     tools: list[str] | None = Field(
         default=None, description="Only fuzz these tools (names as listed by the target)."
     )
@@ -166,6 +180,20 @@ class ReportOptions(ToolInput):
         default=False,
         description="With fuzz: consent to call every tool, including ones that may be "
         "destructive (implies fuzzWrites).",
+    )
+    deep: bool = Field(
+        default=False,
+        description="After the fuzz calls, the deep pass (like the CLI's --deep): each tool's "
+        "working valid call again with one field changed at a time to a schema-valid edge value "
+        "(empty and control-character strings, JSON-looking strings, 0, -1, 2^31, fractions, "
+        "empty and one-element arrays…), judged against that base. The same consent as the "
+        "fuzz calls; about 3 s per tool; implies fuzz.",
+    )
+    seed: int | None = Field(
+        default=None,
+        ge=0,
+        description="With deep: the seed of the edge values (default 0); the report prints the "
+        "seed used, and the same seed sends the same calls again.",
     )
     skip_tools: list[str] | None = Field(
         default=None,

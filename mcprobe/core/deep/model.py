@@ -117,6 +117,10 @@ class DeepTool:
     findings: tuple[DeepFinding, ...]
     stopped: str | None = None
     seconds: float = 0.0
+    # every call this tool's pass sent (the base again, the edges, replays, re-reads after its
+    # writes) and mcprobe's notes on it (a death no replay reproduced: flaky, no finding)
+    calls: int = 0
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -133,3 +137,8 @@ class DeepRun:
     @property
     def findings(self) -> tuple[DeepFinding, ...]:
         return tuple(f for t in self.tools for f in t.findings)
+
+    @property
+    def calls(self) -> int:
+        """Every call the deep pass sent (bases, edges, replays, re-reads)."""
+        return sum(t.calls for t in self.tools)
