@@ -493,7 +493,9 @@ async def run_fuzz(
         return items[index].classify(raw)
 
     await retry_with_listed_values(items, run.results, resend, run.ensure_alive)
-    await retry_with_answer_values(items, run.results, run.answers, resend, run.ensure_alive)
+    await retry_with_answer_values(
+        items, run.results, run.answers, resend, run.ensure_alive, isolated=isolated
+    )
     await run.replay(final=True)
     stopped = run.stopped or run.withheld
     why = f"not run: {stopped}" if stopped is not None else _DEADLINE

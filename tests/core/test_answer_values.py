@@ -14,6 +14,7 @@ from mcprobe.core.cases.answer_values import (
     AnswerValue,
     answer_retry_arguments,
     answer_values,
+    empty_answer,
     field_kinds,
     listed_kind,
     pool_values,
@@ -203,3 +204,28 @@ def test_several_answers_merge_first_answer_first_once_each() -> None:
     pool = pool_values([first, second])
     assert [v.value for v in pool["table"]] == ["users", "orders"]
     assert pool["table"][0].lister == "a" and pool["file"][0].lister == "b"
+
+
+def test_a_field_named_for_a_thing_of_its_own_is_not_generic() -> None:
+    """mcp-server-sqlite's ``create_table(query)``: its only string field is a query, not a
+    table name, whatever the tool's name speaks of."""
+    tool = _tool("create_table", query={"type": "string"})
+    pool = _pool(("table", "users", "list_tables"))
+    assert answer_retry_arguments(tool, {"query": "test"}, pool) is None
+
+
+def test_only_a_same_kind_field_is_set_when_asked() -> None:
+    pool = _pool(("table", "users", "list_tables"))
+    generic = _tool("describe_table", name={"type": "string"})
+    assert answer_retry_arguments(generic, {"name": "x"}, pool, same_kind_only=True) is None
+    named = _tool("describe_table", table_name={"type": "string"})
+    found = answer_retry_arguments(named, {"table_name": "x"}, pool, same_kind_only=True)
+    assert found is not None and found[0] == {"table_name": "users"}
+
+
+def test_an_empty_listing_is_an_empty_answer_and_nothing_else_is() -> None:
+    for text in ("[]", " [ ] ", "{}", "null"):
+        assert empty_answer(_answer(text)), text
+    assert empty_answer(_answer("[]", []))
+    for result in (_answer("[1]"), _answer("no rows"), _answer(""), _answer("[]", {"a": 1})):
+        assert not empty_answer(result)

@@ -108,3 +108,75 @@ async def test_a_refused_user_example_is_judged_as_given_not_retried() -> None:
     control = _control(run.results)
     assert control.source is CaseSource.USER and control.arguments == {"table": "customers"}
     assert [a for n, a in target.calls if n == "describe_table" and a == {"table": "users"}] == []
+
+
+def _sqlite_like(retry_answers: RawCall) -> tuple[tuple[JSON, ...], FakeTarget]:
+    """describe_table(table_name) answers ``[]`` for a table that does not exist (as
+    mcp-server-sqlite does), and ``retry_answers`` for ``users``."""
+    describe, lister = _table_tools({"readOnlyHint": True})
+    assert isinstance(describe, dict)
+    describe["inputSchema"] = {
+        "type": "object",
+        "properties": {"table_name": {"type": "string"}},
+        "required": ["table_name"],
+    }
+    tools = (describe, lister)
+
+    async def respond(name: str, arguments: JSON) -> RawCall:
+        if name == "list_tables":
+            return ok_text("[{'name': 'users'}, {'name': 'orders'}]")
+        table = arguments.get("table_name") if isinstance(arguments, dict) else None
+        return retry_answers if table == "users" else ok_text("[]")
+
+    return tools, FakeTarget(snapshot=snapshot_of(tools), respond=respond)
+
+
+async def test_an_empty_answer_to_a_placeholder_is_replaced_by_a_listed_value_s_answer() -> None:
+    tools, target = _sqlite_like(ok_text('[{"name": "id", "type": "INTEGER"}]'))
+    with anyio.fail_after(10):
+        run = await run_fuzz(target, tools, concurrency=1)
+    control = _control(run.results)
+    assert control.arguments == {"table_name": "users"} and control.conclusive
+    assert "the answer of `list_tables` named" in (control.note or "")
+
+
+async def test_an_empty_answer_is_kept_when_the_listed_value_is_refused() -> None:
+    tools, target = _sqlite_like(tool_error("permission denied"))
+    with anyio.fail_after(10):
+        run = await run_fuzz(target, tools, concurrency=1)
+    control = _control(run.results)
+    assert control.arguments == {"table_name": "example"} and control.conclusive
+    assert ("describe_table", {"table_name": "users"}) in target.calls  # tried, not kept
+
+
+def _drop_tools() -> tuple[JSON, ...]:
+    drop: JSON = {
+        "name": "drop_table",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"table": {"type": "string"}},
+            "required": ["table"],
+        },
+        "annotations": {"readOnlyHint": False, "destructiveHint": True},
+    }
+    return drop, _table_tools({"readOnlyHint": True})[1]
+
+
+async def _drop_respond(name: str, arguments: JSON) -> RawCall:
+    if name == "list_tables":
+        return ok_text('["users", "orders"]')
+    table = arguments.get("table") if isinstance(arguments, dict) else None
+    return ok_text("dropped") if table == "users" else tool_error(f"no such table: {table}")
+
+
+async def test_a_destructive_tool_is_never_sent_real_data_outside_the_sandbox() -> None:
+    tools = _drop_tools()
+    target = FakeTarget(snapshot=snapshot_of(tools), respond=_drop_respond)
+    with anyio.fail_after(10):
+        await run_fuzz(target, tools, concurrency=1, fuzz_destructive=True)
+    assert ("drop_table", {"table": "users"}) not in target.calls
+
+    isolated = FakeTarget(snapshot=snapshot_of(tools), respond=_drop_respond)
+    with anyio.fail_after(10):
+        await run_fuzz(isolated, tools, concurrency=1, isolated=True)
+    assert ("drop_table", {"table": "users"}) in isolated.calls  # a private copy: fine

@@ -55,6 +55,7 @@ __all__ = [
     "AnswerValue",
     "answer_retry_arguments",
     "answer_values",
+    "empty_answer",
     "field_kinds",
     "listed_kind",
     "pool_values",
@@ -401,6 +402,16 @@ def answer_values(tool: Mapping[str, Any], arguments: JSON, result: JSON) -> lis
     return [AnswerValue(k, v, name) for k, values in found.values.items() for v in values]
 
 
+def empty_answer(result: JSON) -> bool:
+    """Whether an ok answer is an empty listing and nothing else: its text is ``[]``, ``{}``
+    or ``null`` (``describe_table("example")`` → ``[]``: no such table, no rows), and its
+    ``structuredContent``, if any, is empty too."""
+    text, structured = _text_and_structured(result)
+    if structured not in (None, [], {}):
+        return False
+    return "".join(text.split()) in ("[]", "{}", "null")
+
+
 def pool_values(answers: Sequence[Sequence[AnswerValue]]) -> dict[str, tuple[AnswerValue, ...]]:
     """Several answers' values merged per kind (first answer first, once per value), at most
     ``MAX_PER_KIND`` per kind."""
@@ -455,13 +466,16 @@ def answer_retry_arguments(
     tool: Mapping[str, Any],
     arguments: Mapping[str, Any],
     pool: Mapping[str, Sequence[AnswerValue]],
+    *,
+    same_kind_only: bool = False,
 ) -> tuple[dict[str, Any], str, AnswerValue] | None:
     """``(arguments with one string field set to a value another tool's answer named, that
     field, that value)``, or None. Fields whose name names the value's kind come first
-    (``table`` ← tables); then a generic field (``name``, ``id``, or the only string field)
-    with the kind the tool's own name speaks of (``describe_table(name)`` ← tables). Values
-    the tool's own answers named, and the value already sent, are skipped; the first value
-    that keeps the arguments valid against the input schema wins."""
+    (``table`` ← tables); then, unless ``same_kind_only``, a generic field (``name``, ``id``,
+    ``key`` …, never one whose name is a noun of its own such as ``query``) with the kind the
+    tool's own name speaks of (``describe_table(name)`` ← tables). Values the tool's own
+    answers named, and the value already sent, are skipped; the first value that keeps the
+    arguments valid against the input schema wins."""
     schema = tool.get("inputSchema")
     name = str(tool.get("name", ""))
     if not pool or not isinstance(schema, Mapping):
@@ -470,7 +484,7 @@ def answer_retry_arguments(
     plans: list[tuple[str, str]] = []
     for field in strings:
         plans += [(field, kind) for kind in field_kinds(field, name) if kind in pool]
-    generic = [f for f in strings if normalised(f) in _GENERIC_FIELDS or len(strings) == 1]
+    generic = [] if same_kind_only else [f for f in strings if normalised(f) in _GENERIC_FIELDS]
     for field in generic:
         plans += [(field, kind) for kind in _tool_kinds(name) if kind in pool]
     for field, kind in dict.fromkeys(plans):
