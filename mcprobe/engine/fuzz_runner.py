@@ -85,6 +85,7 @@ from mcprobe.core.model import (
     TargetDeath,
 )
 from mcprobe.core.target_protocol import RestartableTarget, Target
+from mcprobe.engine.answer_retry import retry_with_answer_values
 from mcprobe.engine.listed_retry import retry_with_listed_values
 from mcprobe.engine.setup_retry import retry_after_setup
 from mcprobe.engine.timeline import LOGGER
@@ -187,6 +188,7 @@ class _Run:
         self.normal: deque[int] = deque(range(cases))
         self.deferred: deque[int] = deque()
         self.crashers: set[str] = set()  # tools one of whose cases killed the target alone
+        self.answers: dict[int, JSON] = {}  # valid calls' raw results (``answer_retry``)
 
     # ---------------------------------------------------------------- bookkeeping
 
@@ -260,6 +262,8 @@ class _Run:
             # The audit's clock ran out, not the tool's: never blame it with a timeout.
             self.deadline_hit = True
             return None
+        if raw.kind is RawKind.RESULT and item.case is not None and not item.case.malformed:
+            self.answers[index] = raw.result
         return raw
 
     def died(self, raw: RawCall) -> bool:
@@ -489,6 +493,9 @@ async def run_fuzz(
         return items[index].classify(raw)
 
     await retry_with_listed_values(items, run.results, resend, run.ensure_alive)
+    await retry_with_answer_values(
+        items, run.results, run.answers, resend, run.ensure_alive, isolated=isolated
+    )
     await run.replay(final=True)
     stopped = run.stopped or run.withheld
     why = f"not run: {stopped}" if stopped is not None else _DEADLINE

@@ -133,3 +133,8 @@ def test_an_unannotated_sqlite_server_gets_its_destructive_write_tool_called_iso
     report = _audit(tmp_path, command, fixture)
     assert _called(report) == set(SQLITE_TOOLS)  # no annotations: only isolation calls them
     assert str(fixture) in report["target"]["isolation"]["copies"]
+    # describe_table("example") answers `[]` (no such table): the table list_tables answered is
+    # the realistic base instead (issue 23 item 8, engine/answer_retry.py).
+    describe = next(r for r in report["fuzz"] if r["name"] == "describe_table")
+    assert describe["kind"] == "valid" and describe["arguments"] == {"table_name": "t"}
+    assert "a value the answer of `list_tables` named" in describe["note"]

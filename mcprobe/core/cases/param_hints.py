@@ -21,7 +21,7 @@ import re
 
 from mcprobe.core.model import JSON
 
-__all__ = ["NAME_HINTS", "hinted_values"]
+__all__ = ["NAME_HINTS", "hinted_values", "name_words"]
 
 _URL = "https://example.com/"
 NAME_HINTS: dict[str, tuple[JSON, ...]] = {
@@ -59,9 +59,15 @@ NAME_HINTS: dict[str, tuple[JSON, ...]] = {
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
+def name_words(name: str) -> list[str]:
+    """A parameter's (or tool's) name as lower-case words: ``_``, ``-``, spaces and camelCase
+    boundaries are word breaks (``targetTimeZone`` -> ``["target", "time", "zone"]``)."""
+    return [w.lower() for w in _WORD.findall(name[:128])]
+
+
 def _keys(name: str) -> list[str]:
     """The lookup keys for a parameter name: whole, last two words, last word."""
-    words = [w.lower() for w in _WORD.findall(name)]
+    words = name_words(name)
     if not words:
         return []
     keys = ["".join(words)]
