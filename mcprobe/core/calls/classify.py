@@ -307,6 +307,38 @@ def _invalid_schema_note(schema: JSON) -> str | None:
     return note
 
 
+# A server refuses most malformed cases in the same few words ("Invalid params", "bad value"),
+# 35,500 calls at 1,000 tools: what an error text shows, needs and may leak is worked out once
+# per text (a pure function of the text alone; whether it does leak also depends on the
+# arguments echoed, so a text that may leak is still looked at per call, by ``leak_kind``).
+_TEXT_FACTS: dict[str, tuple[str | None, str | None, bool]] = {}
+_TEXT_FACTS_SIZE = 4096  # texts remembered; then it starts over
+_TEXT_FACTS_LIMIT = 512  # longer texts are not kept
+
+
+def forget_texts() -> None:
+    """Empty the memo of error texts (benchmarks start each run cold with it)."""
+    _TEXT_FACTS.clear()
+
+
+def _text_facts(text: str) -> tuple[str | None, str | None, bool]:
+    """What an error ``text`` shows (its ``excerpt``, None when empty), what it needs from the
+    machine (``environment_cause``), and whether it may leak (``_MAY_LEAK``: when not,
+    ``leak_kind`` is None whatever the arguments)."""
+    found = _TEXT_FACTS.get(text)
+    if found is None:
+        found = (
+            excerpt(text) or None,
+            environment_cause(text),
+            _MAY_LEAK.search(text[:_SCAN_LIMIT]) is not None,
+        )
+        if len(text) <= _TEXT_FACTS_LIMIT:
+            if len(_TEXT_FACTS) >= _TEXT_FACTS_SIZE:
+                _TEXT_FACTS.clear()
+            _TEXT_FACTS[text] = found
+    return found
+
+
 def _rendered(value: JSON) -> str:
     if value is None:  # no ``data`` (most errors): no strings
         return ""
@@ -407,7 +439,8 @@ def _classify_jsonrpc_error(case: Case, raw: RawCall) -> CaseResult:
     notes: list[str] = [raw.detail] if raw.error_code is None and raw.detail else []
     if is_internal_error(raw.error_code):
         notes.append("internal error (-32603) is not a clean rejection")
-    leaked = leak_kind(error_text, case.arguments)
+    message, environment, may_leak = _text_facts(error_text)
+    leaked = leak_kind(error_text, case.arguments) if may_leak else None
     if leaked:
         notes.append(f"the error text leaks {leaked}")
     return _result(
@@ -416,9 +449,9 @@ def _classify_jsonrpc_error(case: Case, raw: RawCall) -> CaseResult:
         Outcome.PROTOCOL_ERROR,
         error_code=raw.error_code,
         leak=leaked is not None,
-        message=excerpt(error_text) or None,
+        message=message,
         note=_note(*notes),
-        environment=environment_cause(error_text),
+        environment=environment,
     )
 
 
@@ -426,7 +459,8 @@ def _classify_result(case: Case, raw: RawCall, tool: JSON) -> CaseResult:
     content = _read_result(raw.result)
     notes = list(content.problems)
     if content.is_error:
-        leaked = leak_kind(content.text, case.arguments)
+        message, environment, may_leak = _text_facts(content.text)
+        leaked = leak_kind(content.text, case.arguments) if may_leak else None
         if leaked:
             notes.append(f"the error text leaks {leaked}")
         return _result(
@@ -434,9 +468,9 @@ def _classify_result(case: Case, raw: RawCall, tool: JSON) -> CaseResult:
             raw,
             Outcome.TOOL_ERROR,
             leak=leaked is not None,
-            message=excerpt(content.text) or None,
+            message=message,
             note=_note(*notes),
-            environment=environment_cause(content.text),
+            environment=environment,
         )
     silently_accepted = case.malformed
     empty = False
