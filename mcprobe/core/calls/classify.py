@@ -370,10 +370,35 @@ def classify_call(
         return _result(case, raw, Outcome.PROTOCOL_CRASH, note=_note(detail), environment=limit)
     if raw.kind is RawKind.JSONRPC_ERROR:
         return _classify_jsonrpc_error(case, raw)
-    invalid = _invalid_result(case, raw, protocol_version)
-    if invalid is not None:
-        return invalid
-    return _classify_result(case, raw, tool)
+    content = _plain_text_content(raw.result)
+    if content is None:
+        invalid = _invalid_result(case, raw, protocol_version)
+        if invalid is not None:
+            return invalid
+        content = _read_result(raw.result)
+    return _classify_result(case, raw, tool, content)
+
+
+def _plain_text_content(result: JSON) -> _Content | None:
+    """The common result read at once: one plain ``text`` item (a string ``text``, no
+    ``annotations``), a boolean ``isError`` or none, and nothing else. It conforms to the
+    ``CallToolResult`` schema of every version (``result_shape_problems`` finds nothing) and is
+    what ``_read_result`` reads of it; None for any other result (the full path)."""
+    if type(result) is not dict:
+        return None
+    content = result.get("content")
+    if type(content) is not list or len(content) != 1:
+        return None
+    is_error = result.get("isError", False)
+    if type(is_error) is not bool or len(result) != 1 + ("isError" in result):
+        return None
+    item = content[0]
+    if type(item) is not dict or item.get("type") != "text" or "annotations" in item:
+        return None
+    text = item.get("text")
+    if type(text) is not str:
+        return None
+    return _Content(text, bool(text.strip()), False, None, is_error, ())
 
 
 def _invalid_result(case: Case, raw: RawCall, protocol_version: str | None) -> CaseResult | None:
@@ -433,7 +458,10 @@ def _result(case: Case, raw: RawCall, outcome: Outcome, **found: Any) -> CaseRes
 
 def _classify_jsonrpc_error(case: Case, raw: RawCall) -> CaseResult:
     message_text = raw.error_message if isinstance(raw.error_message, str) else ""
-    error_text = "\n".join(part for part in (message_text, _rendered(raw.error_data)) if part)
+    data_text = _rendered(raw.error_data)  # "" without ``data`` (most errors)
+    error_text = (
+        f"{message_text}\n{data_text}" if message_text and data_text else message_text or data_text
+    )
     # No code: the reply was no JSON-RPC message at all (the I/O layer says why in ``detail``),
     # an invalid result like any (``CaseResult.invalid_result``), never a rejection.
     notes: list[str] = [raw.detail] if raw.error_code is None and raw.detail else []
@@ -455,8 +483,7 @@ def _classify_jsonrpc_error(case: Case, raw: RawCall) -> CaseResult:
     )
 
 
-def _classify_result(case: Case, raw: RawCall, tool: JSON) -> CaseResult:
-    content = _read_result(raw.result)
+def _classify_result(case: Case, raw: RawCall, tool: JSON, content: _Content) -> CaseResult:
     notes = list(content.problems)
     if content.is_error:
         message, environment, may_leak = _text_facts(content.text)
