@@ -98,7 +98,11 @@ def to_result_out(result: CaseResult, crashed_by: str | None = None) -> FuzzResu
     text made safe here exactly as validation would (``safe_field``, whatever its type: the
     validating path gets the same values)."""
     r = result
-    verdicts = bystander_verdicts(r.verdicts, f"{r.tool} {r.label}", crashed_by)
+    verdicts = (  # (no "tool case" text to build when no case killed the target: nearly always)
+        list(r.verdicts)
+        if crashed_by is None
+        else bystander_verdicts(r.verdicts, f"{r.tool} {r.label}", crashed_by)
+    )
     if not _declared_types(r):
         return FuzzResultOut(**_result_fields(r, verdicts))
     # Declared types: each text is a str (or None), so ``safe_field`` is ``safe_text``, and an

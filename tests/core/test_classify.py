@@ -15,6 +15,7 @@ from mcprobe.core.calls.classify import (
     classify_call,
     classify_unknown_tool_probe,
     excerpt,
+    forget_texts,
     leak_kind,
 )
 from mcprobe.core.model import JSON, Case, CaseKind, Outcome, RawCall, RawKind
@@ -428,6 +429,32 @@ def test_echoing_our_own_argument_is_not_a_leak() -> None:
     assert not classify_call(case, result(echoed), PLAIN_TOOL).leak
     other = text_result("failed at /srv/app/server.py:40", is_error=True)
     assert classify_call(case, result(other), PLAIN_TOOL).leak
+
+
+def test_an_error_text_seen_before_is_judged_for_leaks_against_each_calls_own_arguments() -> None:
+    text = "no such file: /srv/app/x.py:12"
+    sent = Case("read", CaseKind.WRONG_TYPE, "wrong_type:path", {"path": "/srv/app/x.py:12"}, True)
+    other = Case("read", CaseKind.WRONG_TYPE, "wrong_type:mode", {"mode": 3}, True)
+    for raw in (
+        result(text_result(text, is_error=True)),
+        RawCall(RawKind.JSONRPC_ERROR, 1.0, error_code=-32602, error_message=text),
+    ):
+        echoed = classify_call(sent, raw, PLAIN_TOOL)  # the text is remembered from here on
+        leaked = classify_call(other, raw, PLAIN_TOOL)
+        assert (echoed.leak, leaked.leak) == (False, True)
+        assert echoed.note is None
+        assert leaked.note == "the error text leaks a source file path with a line number"
+        assert echoed.message == leaked.message == text
+
+
+def test_a_remembered_error_text_gives_the_same_result_as_a_fresh_one() -> None:
+    raw = RawCall(
+        RawKind.JSONRPC_ERROR, 1.0, error_code=-32602, error_message="connect  ECONNREFUSED\n x"
+    )
+    forget_texts()
+    fresh = classify_call(WRONG, raw, PLAIN_TOOL)
+    assert fresh.environment is not None and fresh.message == "connect ECONNREFUSED x"
+    assert classify_call(WRONG, raw, PLAIN_TOOL) == fresh
 
 
 def test_an_ok_result_is_never_checked_for_leaks() -> None:

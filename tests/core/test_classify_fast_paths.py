@@ -24,7 +24,14 @@ from hypothesis import strategies as st
 from referencing import Registry
 
 from mcprobe.core.calls import evidence
-from mcprobe.core.calls.classify import _LEAK_PATTERNS, _MIN_ECHO, _strings, leak_kind
+from mcprobe.core.calls.classify import (
+    _LEAK_PATTERNS,
+    _MIN_ECHO,
+    _plain_text_content,
+    _strings,
+    leak_kind,
+    read_result,
+)
 from mcprobe.core.calls.evidence import _ASCII_FOLDS, _ENVIRONMENT, environment_cause
 from mcprobe.core.calls.result_shape import (
     KNOWN_VERSIONS,
@@ -302,6 +309,37 @@ def test_result_shape_problems_match_the_plain_loop(
     if structured is not None:
         result["structuredContent"] = structured
     assert result_shape_problems(result, version) == shape_by_loop(result, version)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(_ITEMS, max_size=2),
+    st.sampled_from(["absent", None, True, False, "true", 1]),
+    st.sampled_from(["absent", None, {}, [], "x"]),
+    st.sampled_from(["absent", None, {}, "m"]),
+    st.sampled_from(["", " ", "ok", "bad\nvalue"]),
+)
+def test_the_plain_text_result_read_at_once_is_what_the_full_path_reads_of_it(
+    items: list[JSON], is_error: JSON, structured: JSON, meta: JSON, text: str
+) -> None:
+    result: dict[str, JSON] = {
+        "content": [{**i, "text": text} if i == _PLAIN else i for i in items]
+    }
+    for key, value in (("isError", is_error), ("structuredContent", structured), ("_meta", meta)):
+        if value != "absent":
+            result[key] = value
+    fast = _plain_text_content(result)
+    full = read_result(result)
+    if fast is None:  # the full path then decides (and ``_plain_text_content`` must not miss
+        # the one shape it exists for)
+        plain = items == [_PLAIN] and is_error in ("absent", True, False)
+        assert not (plain and structured == meta == "absent")
+        return
+    assert fast == full
+    assert all(result_shape_problems(result, version) == () for version in KNOWN_VERSIONS)
+
+
+_PLAIN: JSON = {"type": "text", "text": "ok"}
 
 
 # --------------------------------------------------------------------------- instance errors

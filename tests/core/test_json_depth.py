@@ -37,6 +37,15 @@ def test_a_value_at_the_limit_passes_and_one_level_more_is_named() -> None:
     assert too_deep("flat", 0) is None
 
 
+def test_the_path_names_the_first_deep_branch_wherever_it_is_among_shallow_ones() -> None:
+    value = {"flat": [1, {"b": 2}], "deep": [0, (nested(4),)], "later": nested(9)}
+    assert too_deep(value, 5) == ("later", "a", "a", "a", "a")
+    assert too_deep(value, 6) == ("later", "a", "a", "a", "a", "a")
+    assert too_deep(value, 10) is None
+    assert too_deep({"x": [0, (nested(5),)]}, 5) == ("x", 1, 0, "a", "a")
+    assert too_deep([{"x": "s"}], 1) == (0,)
+
+
 def test_the_walk_works_far_beyond_the_interpreters_recursion_limit() -> None:
     assert too_deep(nested(50_000)) is not None
     clipped = clip(nested(50_000))

@@ -24,7 +24,7 @@ from markdown_it.token import Token
 
 from mcprobe.core.model import Outcome
 from mcprobe.report.build import derive_verdicts
-from mcprobe.report.model import ConformanceReport, FuzzResultOut, SkippedToolOut
+from mcprobe.report.model import ConformanceReport, FixPlanOut, FuzzResultOut, SkippedToolOut
 from mcprobe.report.render.markdown import CLEAN, NO_CRITICAL, render_markdown
 from tests.support.fix_plan_reports import (
     EVERYTHING_TOOLS,
@@ -253,6 +253,31 @@ def test_fuzz_table_shows_outcome_code_flags_latency_and_note() -> None:
     ) in lines
     assert "| `boom` | `valid` | notRun | — | — | target died |" in lines
     assert "| `greet` | `valid` | ok | emptySuccess | 3 ms |  |" in lines
+
+
+def test_fuzz_rows_of_one_shape_keep_their_own_tool_case_and_latency_and_others_their_cells() -> (
+    None
+):
+    report = build(flawed_audit())
+    first = report.fuzz[0]
+    same = [
+        first.model_copy(update={"name": name, "case": case, "latency_ms": latency})
+        for name, case, latency in (("a|b", "wrong_type:x", 7.0), ("c", "missing_required:y", 9.0))
+    ]
+    other = first.model_copy(
+        update={"outcome": "notRun", "message": "gone", "error_code": None, "verdicts": []}
+    )
+    table = report.model_copy(
+        update={"fuzz": [*same, other], "fixes": FixPlanOut(), "critical_problems": []}
+    )
+    rows = [line for line in render_markdown(table).split("\n") if line.startswith("| `")]
+    cells = [row.split(" | ") for row in rows]
+    assert [c[0] for c in cells] == ["| `a`\\|`b`", "| `c`", f"| `{first.name}`"]
+    assert [c[1] for c in cells] == ["`wrong_type:x`", "`missing_required:y`", f"`{first.case}`"]
+    assert [c[4] for c in cells] == ["7 ms", "9 ms", "—"]
+    assert cells[0][2:4] == cells[1][2:4] != cells[2][2:4]
+    assert rows[0].split(" ms | ", 1)[1] == rows[1].split(" ms | ", 1)[1]
+    assert cells[2][2] == "notRun" and rows[2].endswith("| `gone` |")
 
 
 def test_every_fuzz_result_gets_a_row_and_the_unknown_tool_probe_is_in_the_protocol_part() -> None:

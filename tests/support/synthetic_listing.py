@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcprobe import __version__
-from mcprobe.core.calls.classify import classify_call
+from mcprobe.core.calls.classify import classify_call, forget_texts
 from mcprobe.core.cases.generate import generate_cases
 from mcprobe.core.lint.engine import lint_server
 from mcprobe.core.model import (
@@ -196,10 +196,11 @@ STAGES: tuple[tuple[str, Callable[[PipelineState], None]], ...] = (
 def run_stages(n: int) -> Iterator[tuple[str, Callable[[], None], PipelineState]]:
     """Each stage of the pipeline on ``n`` tools, to be called in order (cold memos first).
 
-    The memos keyed on content (schema checks, escapes) are emptied first, so repeats and the
-    overlapping smaller runs cannot answer from an earlier run.
+    The memos keyed on content (schema checks, error texts, escapes) are emptied first, so
+    repeats and the overlapping smaller runs cannot answer from an earlier run.
     """
     forget_schemas()
+    forget_texts()
     forget_escapes()
     state = PipelineState(snapshot_of(n))
     for name, stage in STAGES:

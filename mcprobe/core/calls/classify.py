@@ -324,6 +324,38 @@ def _invalid_schema_note(schema: JSON) -> str | None:
     return note
 
 
+# A server refuses most malformed cases in the same few words ("Invalid params", "bad value"),
+# 35,500 calls at 1,000 tools: what an error text shows, needs and may leak is worked out once
+# per text (a pure function of the text alone; whether it does leak also depends on the
+# arguments echoed, so a text that may leak is still looked at per call, by ``leak_kind``).
+_TEXT_FACTS: dict[str, tuple[str | None, str | None, bool]] = {}
+_TEXT_FACTS_SIZE = 4096  # texts remembered; then it starts over
+_TEXT_FACTS_LIMIT = 512  # longer texts are not kept
+
+
+def forget_texts() -> None:
+    """Empty the memo of error texts (benchmarks start each run cold with it)."""
+    _TEXT_FACTS.clear()
+
+
+def _text_facts(text: str) -> tuple[str | None, str | None, bool]:
+    """What an error ``text`` shows (its ``excerpt``, None when empty), what it needs from the
+    machine (``environment_cause``), and whether it may leak (``_MAY_LEAK``: when not,
+    ``leak_kind`` is None whatever the arguments)."""
+    found = _TEXT_FACTS.get(text)
+    if found is None:
+        found = (
+            excerpt(text) or None,
+            environment_cause(text),
+            _MAY_LEAK.search(text[:_SCAN_LIMIT]) is not None,
+        )
+        if len(text) <= _TEXT_FACTS_LIMIT:
+            if len(_TEXT_FACTS) >= _TEXT_FACTS_SIZE:
+                _TEXT_FACTS.clear()
+            _TEXT_FACTS[text] = found
+    return found
+
+
 def _rendered(value: JSON) -> str:
     if value is None:  # no ``data`` (most errors): no strings
         return ""
@@ -361,10 +393,35 @@ def classify_call(
         return _result(case, raw, Outcome.PROTOCOL_CRASH, note=_note(detail), environment=limit)
     if raw.kind is RawKind.JSONRPC_ERROR:
         return _classify_jsonrpc_error(case, raw)
-    invalid = _invalid_result(case, raw, protocol_version)
-    if invalid is not None:
-        return invalid
-    return _classify_result(case, raw, tool)
+    content = _plain_text_content(raw.result)
+    if content is None:
+        invalid = _invalid_result(case, raw, protocol_version)
+        if invalid is not None:
+            return invalid
+        content = read_result(raw.result)
+    return _classify_result(case, raw, tool, content)
+
+
+def _plain_text_content(result: JSON) -> ResultContent | None:
+    """The common result read at once: one plain ``text`` item (a string ``text``, no
+    ``annotations``), a boolean ``isError`` or none, and nothing else. It conforms to the
+    ``CallToolResult`` schema of every version (``result_shape_problems`` finds nothing) and is
+    what ``_read_result`` reads of it; None for any other result (the full path)."""
+    if type(result) is not dict:
+        return None
+    content = result.get("content")
+    if type(content) is not list or len(content) != 1:
+        return None
+    is_error = result.get("isError", False)
+    if type(is_error) is not bool or len(result) != 1 + ("isError" in result):
+        return None
+    item = content[0]
+    if type(item) is not dict or item.get("type") != "text" or "annotations" in item:
+        return None
+    text = item.get("text")
+    if type(text) is not str:
+        return None
+    return ResultContent(text, bool(text.strip()), False, None, is_error, ())
 
 
 def _invalid_result(case: Case, raw: RawCall, protocol_version: str | None) -> CaseResult | None:
@@ -429,7 +486,8 @@ def _classify_jsonrpc_error(case: Case, raw: RawCall) -> CaseResult:
     notes: list[str] = [raw.detail] if raw.error_code is None and raw.detail else []
     if is_internal_error(raw.error_code):
         notes.append("internal error (-32603) is not a clean rejection")
-    leaked = leak_kind(error_text, case.arguments)
+    message, environment, may_leak = _text_facts(error_text)
+    leaked = leak_kind(error_text, case.arguments) if may_leak else None
     if leaked:
         notes.append(f"the error text leaks {leaked}")
     return _result(
@@ -438,17 +496,17 @@ def _classify_jsonrpc_error(case: Case, raw: RawCall) -> CaseResult:
         Outcome.PROTOCOL_ERROR,
         error_code=raw.error_code,
         leak=leaked is not None,
-        message=excerpt(error_text) or None,
+        message=message,
         note=_note(*notes),
-        environment=environment_cause(error_text),
+        environment=environment,
     )
 
 
-def _classify_result(case: Case, raw: RawCall, tool: JSON) -> CaseResult:
-    content = read_result(raw.result)
+def _classify_result(case: Case, raw: RawCall, tool: JSON, content: ResultContent) -> CaseResult:
     notes = list(content.problems)
     if content.is_error:
-        leaked = leak_kind(content.text, case.arguments)
+        message, environment, may_leak = _text_facts(content.text)
+        leaked = leak_kind(content.text, case.arguments) if may_leak else None
         if leaked:
             notes.append(f"the error text leaks {leaked}")
         return _result(
@@ -456,9 +514,9 @@ def _classify_result(case: Case, raw: RawCall, tool: JSON) -> CaseResult:
             raw,
             Outcome.TOOL_ERROR,
             leak=leaked is not None,
-            message=excerpt(content.text) or None,
+            message=message,
             note=_note(*notes),
-            environment=environment_cause(content.text),
+            environment=environment,
         )
     silently_accepted = case.malformed
     empty = False

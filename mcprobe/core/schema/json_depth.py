@@ -50,7 +50,42 @@ def format_path(path: _Path) -> str:
 
 def too_deep(value: Any, limit: int = MAX_JSON_DEPTH) -> _Path | None:
     """The path to the first container nested deeper than ``limit`` levels (``value`` itself is
-    level 1), or None when the whole value is within the limit."""
+    level 1), or None when the whole value is within the limit.
+
+    Nearly every value is within it (every schema and result of a listing is walked): one walk
+    that keeps only depths says so; the path is worked out only for a value that breaks it."""
+    if not _exceeds(value, limit):
+        return None
+    return _first_too_deep(value, limit)
+
+
+_CONTAINERS = (dict, list, tuple)
+
+
+def _exceeds(value: Any, limit: int) -> bool:
+    """Whether some container of ``value`` is nested deeper than ``limit`` levels: the walk of
+    ``_first_too_deep`` without the paths."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, depth = pop()
+        if isinstance(node, dict):
+            items: Any = node.values()
+        elif isinstance(node, list | tuple):
+            items = node
+        else:
+            continue
+        if depth > limit:
+            return True
+        deeper = depth + 1
+        for item in items:
+            if isinstance(item, _CONTAINERS):
+                push((item, deeper))
+    return False
+
+
+def _first_too_deep(value: Any, limit: int) -> _Path | None:
+    """``too_deep``'s answer, walked with the path to every container."""
     stack: list[tuple[Any, int, _Path]] = [(value, 1, ())]
     while stack:
         node, depth, path = stack.pop()
