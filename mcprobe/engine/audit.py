@@ -22,6 +22,7 @@ from functools import partial
 from typing import TYPE_CHECKING, cast
 
 import anyio
+import anyio.abc
 
 from mcprobe.client.canary import with_canary
 from mcprobe.client.connection import open_target
@@ -54,7 +55,7 @@ from mcprobe.engine.attack_probes import answer_security
 from mcprobe.engine.fuzz_runner import ProgressCallback, run_fuzz
 from mcprobe.engine.gc_budget import with_fewer_collections
 from mcprobe.engine.offload import computed
-from mcprobe.engine.progress_probes import progress_checks, traces_so_far
+from mcprobe.engine.progress_probes import CancellationProbe, progress_checks, traces_so_far
 from mcprobe.engine.protocol_probes import run_surface_probes, second_connection_checks
 from mcprobe.engine.request import AuditRequest
 from mcprobe.engine.security_watch import WatchedTarget, observations, relisting_findings
@@ -189,28 +190,33 @@ async def _audit_open(
     examples = checked_examples(snapshot.tools, request.examples) if request.examples else {}
     fuzz_started = anyio.current_time()
     isolated = isinstance(target, IsolatedTarget) and target.isolation.isolated
-    if request.fuzz:
-        async with phase("fuzz calls"):
-            fuzz_run = await run_fuzz(
-                cast(Target, watch),
-                snapshot.tools,
-                max_tools=request.max_tools,
-                fuzz_writes=request.fuzz_writes,
-                fuzz_destructive=request.fuzz_destructive,
-                include=request.include,
-                isolated=isolated,
-                skip=request.skip_tools,
-                concurrency=request.concurrency,
-                call_timeout=request.timeout,
-                deadline=deadline,
-                progress=progress,
-                examples=examples,
-                discovered=start_values(spec.args, spec.env, secrets),
-                words=request.words,
-            )
     era: Era = target.era if isinstance(target, RequestTarget) else "handshake"
     second: list[tuple[list[CheckResult], list[Era]]] = []
     async with anyio.create_task_group() as alongside:
+        # The cancellation probe starts beside the fuzz calls once one is slow (within their
+        # concurrency: it holds one of their slots), so its wait overlaps the rest of the audit.
+        early = _early_cancellation(target, request, traced, alongside)
+        if request.fuzz:
+            async with phase("fuzz calls"):
+                fuzz_run = await run_fuzz(
+                    cast(Target, watch),
+                    snapshot.tools,
+                    max_tools=request.max_tools,
+                    fuzz_writes=request.fuzz_writes,
+                    fuzz_destructive=request.fuzz_destructive,
+                    include=request.include,
+                    isolated=isolated,
+                    skip=request.skip_tools,
+                    concurrency=request.concurrency,
+                    call_timeout=request.timeout,
+                    deadline=deadline,
+                    progress=progress,
+                    examples=examples,
+                    discovered=start_values(spec.args, spec.env, secrets),
+                    words=request.words,
+                    on_result=early.offer if early is not None else None,
+                    slots=early.slots if early is not None else None,
+                )
         # The checks on fresh connections (other processes) start with the attack probes: the
         # probes' latencies are scored nowhere, so a process booting beside them distorts
         # nothing, and the audit waits for the slower of the two instead of their sum.
@@ -233,7 +239,7 @@ async def _audit_open(
                 known=[value for _, value in echo_secrets],
                 words=request.words,
             )
-        surface = await _checks_after_fuzz(target, fuzz_run, request, era, traced)
+        surface = await _checks_after_fuzz(target, fuzz_run, request, era, traced, early)
     eras = [era]
     if second and surface is not None:
         extra, eras = second[0]
@@ -343,6 +349,7 @@ async def _checks_after_fuzz(
     request: AuditRequest,
     era: str,
     traced: int,
+    early: CancellationProbe | None = None,
 ) -> SurfaceRun | None:
     """The resource/prompt/protocol checks and the cancellation probe on the audited
     connection, after the fuzz calls and the attack probes (the fresh-connection checks run
@@ -353,8 +360,21 @@ async def _checks_after_fuzz(
     # cases.
     if not (request.surface and isinstance(target, RequestTarget)):
         return None
-    surface, observed = await _surface_and_cancellation(target, fuzz_run, request, era, traced)
+    surface, observed = await _surface_and_cancellation(
+        target, fuzz_run, request, era, traced, early
+    )
     return dataclasses.replace(surface, checks=(*surface.checks, *observed))
+
+
+def _early_cancellation(
+    target: Target, request: AuditRequest, traced: int, task_group: anyio.abc.TaskGroup
+) -> CancellationProbe | None:
+    """The cancellation probe to start beside the fuzz calls, when the audit makes one (the
+    surface checks on a connection that takes requests, after fuzzing)."""
+    if not (request.fuzz and request.surface and isinstance(target, RequestTarget)):
+        return None
+    slots = anyio.CapacityLimiter(request.concurrency)
+    return CancellationProbe(target, task_group, slots, since=traced)
 
 
 async def _second(
@@ -372,6 +392,7 @@ async def _surface_and_cancellation(
     request: AuditRequest,
     era: str,
     traced: int,
+    early: CancellationProbe | None = None,
 ) -> tuple[SurfaceRun, list[CheckResult]]:
     """The resource, prompt and protocol checks, and progress as the fuzz run saw it with one
     cancelled call (only with consent to call), concurrently."""
@@ -384,7 +405,7 @@ async def _surface_and_cancellation(
 
     async def cancellation() -> None:
         async with phase("progress checks and the cancellation probe"):
-            observed.extend(await progress_checks(target, fuzz_run, since=traced))
+            observed.extend(await progress_checks(target, fuzz_run, since=traced, early=early))
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(surface)
