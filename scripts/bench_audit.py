@@ -157,7 +157,10 @@ def _limit(report: Any, stderr: str, boot: float, concurrency: int) -> tuple[flo
     latencies = sorted((c.get("latencyMs") or 0.0) / 1000 for c in report.get("fuzz", []))
     longest = latencies[-1] if latencies else 0.0
     phases = {m["what"]: float(m["s"]) for m in _PHASE.finditer(stderr)}
-    cancel = phases.get("progress checks and the cancellation probe", 0.0)
+    # The probe re-calls the slowest tool after its valid call, beside the fuzz calls when it
+    # starts early (its own phase), else within the progress checks after them.
+    beside = "the cancellation probe (beside the fuzz calls, in one of their slots)"
+    cancel = phases.get(beside, phases.get("progress checks and the cancellation probe", 0.0))
     # The attack probes are calls the audit makes too: their count and summed latency come from
     # the -vv timeline (no report holds them) and share the concurrency like the fuzz calls.
     probed = _PROBED.search(stderr)

@@ -129,7 +129,10 @@ async def audit(
     spec = request.spec
     if started is None:
         spec = with_canary(spec)  # a pre-started target got its canary from its starter
-    LOGGER.info("target start 1: the audit (listing, fuzz calls, resource/prompt/protocol checks)")
+    LOGGER.info(
+        "target start 1: the audit (listing, fuzz calls, cancellation probe, attack probes, "
+        "resource/prompt/protocol checks, relisting)"
+    )
     async with open_target(spec, deadline=deadline, started=started) as target:
         LOGGER.info("target start 1: connected (%s)", target.snapshot.protocol_version)
         second = (
@@ -353,7 +356,8 @@ async def _checks_after_fuzz(
 ) -> SurfaceRun | None:
     """The resource/prompt/protocol checks and the cancellation probe on the audited
     connection, after the fuzz calls and the attack probes (the fresh-connection checks run
-    beside them: ``_audit_open``)."""
+    beside them: ``_audit_open``); ``early``: the cancellation probe already started beside the
+    fuzz calls, whose observation counts when it is of the finished run's candidate."""
     # After the fuzz calls, whose latencies are scored: a fresh process booting beside them
     # would slow them down, mcprobe's doing, not the server's (SPEC §5.1). The surface checks
     # come after fuzzing, so a resource read that kills the target cannot cost the tools their
