@@ -22,7 +22,7 @@ probes (count and summed latency from the ``-vv`` timeline). Real servers run in
 ``tests/integration/real_servers.py``; own targets are ``tests/targets/``.
 
     .venv/bin/python scripts/bench_audit.py [--runs 3] [--max-tools 10]
-        [--targets fast,slow,many,everything,filesystem] [--before DIR] [--mcpscore EXE]
+        [--targets fast,slow,slowtool,many,everything,filesystem] [--before DIR] [--mcpscore EXE]
 """
 
 from __future__ import annotations
@@ -50,6 +50,9 @@ OWN: dict[str, list[str]] = {
     "fast": [PY, CLI_TARGET, "--clean", "--extra-tools", "9"],
     "slow": [PY, CLI_TARGET, "--clean", "--slow", "300", "--extra-tools", "9"],
     "many": [PY, CLI_TARGET, "--clean", "--extra-tools", "999"],
+    # One slow tool (3 s, with progress, cancellable) among ten fast ones: the cancellation
+    # probe's candidate, as server-everything's long-running tool is.
+    "slowtool": [PY, CLI_TARGET, "--clean", "--slow-tool", "3000", "--extra-tools", "9"],
 }
 _PHASE = re.compile(r"mcprobe: (?P<what>[^:\n]+(?:\([^)\n]*\))?): (?P<s>\d+\.\d+) s$", re.M)
 _PROBED = re.compile(
