@@ -7,6 +7,9 @@ has begun (every wait bounded), so a sequential audit fails on any machine, howe
 
 from __future__ import annotations
 
+import logging
+import re
+import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -17,7 +20,8 @@ from mcprobe.core.checks.catalogue import CheckResult, Verdict, check_result
 from mcprobe.core.checks.progress import CancelObservation, ProgressTrace
 from mcprobe.core.model import JSON, Finding, RawCall, RawKind
 from mcprobe.core.target_protocol import Era
-from mcprobe.engine.audit import _audit_open
+from mcprobe.core.target_spec import TargetSpec
+from mcprobe.engine.audit import _audit_open, audit
 from mcprobe.engine.request import AuditRequest
 from tests.support.fake_target import (
     FAKE_SPEC,
@@ -27,6 +31,7 @@ from tests.support.fake_target import (
     ok_text,
     snapshot_of,
 )
+from tests.targets import TARGETS_DIR
 
 pytestmark = pytest.mark.anyio
 
@@ -247,3 +252,30 @@ async def test_an_early_probe_of_a_call_the_finished_run_does_not_choose_is_not_
     assert report.surface is not None
     (cancellation,) = [c for c in report.surface.checks if c.check == "protocol.cancellation"]
     assert "the fake observed gamma after 3 s" in cancellation.message
+
+
+async def test_a_real_slow_tool_is_cancelled_beside_the_fuzz_calls_with_the_same_verdict(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # A real stdio target, one slow tool (1.2 s, progress, stops on cancellation) among fast
+    # ones: the probe's phase starts before the fuzz calls' phase ends, and the server that
+    # stops on notifications/cancelled passes, as it does when the probe follows the fuzz.
+    caplog.set_level(logging.INFO, logger="mcprobe.engine")
+    spec = TargetSpec(
+        "stdio",
+        command=sys.executable,
+        args=(str(TARGETS_DIR / "cli_target.py"), "--clean", "--slow-tool", "1200"),
+        call_timeout=_WAIT,
+    )
+    with anyio.fail_after(12 * _WAIT):
+        report = await audit(AuditRequest(spec, fuzz=True))
+    timeline = [r.getMessage() for r in caplog.records if r.name == "mcprobe.engine"]
+    beside = timeline.index(
+        "the cancellation probe (beside the fuzz calls, in one of their slots): started"
+    )
+    fuzz_done = next(i for i, m in enumerate(timeline) if re.fullmatch(r"fuzz calls: [\d.]+ s", m))
+    assert beside < fuzz_done, timeline
+    assert report.surface is not None
+    (cancellation,) = [c for c in report.surface.checks if c.check == "protocol.cancellation"]
+    assert cancellation.verdict == "pass", cancellation.message
+    assert "in flight by its progress notifications" in cancellation.message  # wait: progress
