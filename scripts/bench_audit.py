@@ -22,7 +22,7 @@ probes (count and summed latency from the ``-vv`` timeline). Real servers run in
 ``tests/integration/real_servers.py``; own targets are ``tests/targets/``.
 
     .venv/bin/python scripts/bench_audit.py [--runs 3] [--max-tools 10]
-        [--targets fast,slow,many,everything,filesystem] [--before DIR] [--mcpscore EXE]
+        [--targets fast,slow,slowtool,many,everything,filesystem] [--before DIR] [--mcpscore EXE]
 """
 
 from __future__ import annotations
@@ -50,6 +50,9 @@ OWN: dict[str, list[str]] = {
     "fast": [PY, CLI_TARGET, "--clean", "--extra-tools", "9"],
     "slow": [PY, CLI_TARGET, "--clean", "--slow", "300", "--extra-tools", "9"],
     "many": [PY, CLI_TARGET, "--clean", "--extra-tools", "999"],
+    # One slow tool (3 s, with progress, cancellable) among ten fast ones: the cancellation
+    # probe's candidate, as server-everything's long-running tool is.
+    "slowtool": [PY, CLI_TARGET, "--clean", "--slow-tool", "3000", "--extra-tools", "9"],
 }
 _PHASE = re.compile(r"mcprobe: (?P<what>[^:\n]+(?:\([^)\n]*\))?): (?P<s>\d+\.\d+) s$", re.M)
 _PROBED = re.compile(
@@ -157,7 +160,10 @@ def _limit(report: Any, stderr: str, boot: float, concurrency: int) -> tuple[flo
     latencies = sorted((c.get("latencyMs") or 0.0) / 1000 for c in report.get("fuzz", []))
     longest = latencies[-1] if latencies else 0.0
     phases = {m["what"]: float(m["s"]) for m in _PHASE.finditer(stderr)}
-    cancel = phases.get("progress checks and the cancellation probe", 0.0)
+    # The probe re-calls the slowest tool after its valid call, beside the fuzz calls when it
+    # starts early (its own phase), else within the progress checks after them.
+    beside = "the cancellation probe (beside the fuzz calls, in one of their slots)"
+    cancel = phases.get(beside, phases.get("progress checks and the cancellation probe", 0.0))
     # The attack probes are calls the audit makes too: their count and summed latency come from
     # the -vv timeline (no report holds them) and share the concurrency like the fuzz calls.
     probed = _PROBED.search(stderr)

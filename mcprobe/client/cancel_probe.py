@@ -9,7 +9,9 @@ barrier request (``ping``; in 2026-07-28, which has no ping, ``tools/list``). A 
 its stdin in order, so when the barrier's answer arrives it has read the cancellation: a
 response or progress for the call written after that answer was written after the server knew
 the call was cancelled; the first such event ends the watch, silence lasts 1.5 × the call's usual
-duration + 1 s. Everything waits within ``budget`` seconds.
+duration + 1 s. Everything waits within ``budget`` seconds. The probe's call is told apart by
+its own trace (``request(on_trace=…)``), never by being the latest traced call, so fuzz calls
+may be in flight beside it; its trace is marked ``probe`` and never judged as theirs.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 
 import anyio
 
-from mcprobe.client.raw_session import RawSession, RequestFailed
+from mcprobe.client.raw_session import CallTrace, RawSession, RequestFailed
 from mcprobe.core.checks.progress import CancelObservation, EventKind
 from mcprobe.core.model import JSON
 
@@ -44,6 +46,14 @@ async def observe_cancellation(
     def left(most: float) -> float:
         return max(0.0, min(most, end - anyio.current_time()))
 
+    traced: list[CallTrace] = []
+    trace_started = anyio.Event()
+
+    def own(trace: CallTrace) -> None:  # this call's trace, whatever else is in flight
+        trace.probe = True
+        traced.append(trace)
+        trace_started.set()
+
     async def call() -> None:
         with suppress(RequestFailed):
             await session.request(
@@ -51,20 +61,18 @@ async def observe_cancellation(
                 {"name": name, "arguments": arguments},
                 seconds=max(budget, 1.0),
                 progress_ceiling=max(budget, 1.0),
+                on_trace=own,
             )
 
-    before = session.last_trace
     started = anyio.current_time()
     async with anyio.create_task_group() as tg:
-        session.trace_started = anyio.Event()
         tg.start_soon(call)
         with anyio.move_on_after(left(2.0)):
-            await session.trace_started.wait()
-        session.trace_started = None
-        trace = session.last_trace
-        if trace is None or trace is before:
+            await trace_started.wait()
+        if not traced:
             tg.cancel_scope.cancel()
             return CancelObservation(None, reason="the call could not be traced")
+        trace = traced[0]
         if by_progress:  # in flight once it has sent progress and no response yet
             with anyio.move_on_after(left(expected * 2 + 1)):
                 await trace.until(EventKind.PROGRESS, EventKind.RESPONSE)

@@ -57,7 +57,7 @@ from mcprobe.core.model import Finding, Location, Severity
 from mcprobe.core.schema.json_depth import MAX_JSON_DEPTH, format_path, too_deep
 from mcprobe.core.target_spec import scrub
 
-__all__ = ["RawSession", "RequestFailed", "open_raw_session"]
+__all__ = ["CallTrace", "RawSession", "RequestFailed", "open_raw_session"]
 
 logger = logging.getLogger(__name__)
 
@@ -127,7 +127,7 @@ MAX_TRACES = 4096
 
 
 @dataclass
-class _Trace:
+class CallTrace:
     """The wire history of one call that carried a progressToken (``core.progress``)."""
 
     subject: str
@@ -135,6 +135,7 @@ class _Trace:
     events: list[ProgressEvent]
     dropped: int = 0
     wake: anyio.Event | None = None  # set on each event (the cancellation probe waits on it)
+    probe: bool = False  # the cancellation probe's own call (never judged as a fuzz call's)
 
     def add(self, event: ProgressEvent) -> None:
         if self.wake is not None:
@@ -208,10 +209,8 @@ class RawSession:
         self._duplicate = _Count()
         self._notifications: dict[str, int] = {}
         self._progress: dict[RequestId, _Waiting] = {}
-        self._traces: dict[RequestId, _Trace] = {}
+        self._traces: dict[RequestId, CallTrace] = {}
         self._barriers: dict[RequestId, RequestId] = {}  # request id → the trace it marks
-        self.last_trace: _Trace | None = None
-        self.trace_started: anyio.Event | None = None  # set when a traced request starts
         self.foreign_progress = _Count()  # progress naming a token no request carried
         self.ordered = False  # one ordered stream for replies and notifications (stdio)
         self.stream_closed = False
@@ -241,6 +240,7 @@ class RawSession:
         cancel_on_abandon: bool = True,
         progress_ceiling: float | None = None,
         barrier_for: int | None = None,
+        on_trace: Callable[[CallTrace], None] | None = None,
     ) -> dict[str, Any]:
         """Send one raw request; return the raw result dict or raise ``RequestFailed``.
 
@@ -252,7 +252,8 @@ class RawSession:
         ``cancel_on_abandon`` is False (``initialize`` must not be cancelled). Such a request's
         progress and response are recorded in wire order (``progress_traces``); the answer to a
         request sent with ``barrier_for`` (the token of such a call) is marked in that call's
-        trace as the barrier of the cancellation probe."""
+        trace as the barrier of the cancellation probe. ``on_trace`` gets this request's own
+        trace when it is made (other calls may be traced at the same time)."""
         self._next_id += 1
         rid = self._next_id
         if barrier_for is not None:
@@ -280,9 +281,9 @@ class RawSession:
             if len(self._traces) < MAX_TRACES:
                 name = params.get("name")
                 subject = name[:100] if isinstance(name, str) else method
-                self.last_trace = self._traces[rid] = _Trace(subject, rid, [])
-                if self.trace_started is not None:
-                    self.trace_started.set()
+                trace = self._traces[rid] = CallTrace(subject, rid, [])
+                if on_trace is not None:
+                    on_trace(trace)
         try:
             with scope:
                 result = await self._send(rid, method, params, opts)
@@ -371,9 +372,14 @@ class RawSession:
     def progress_traces(self) -> tuple[ProgressTrace, ...]:
         return tuple(self.frozen_trace(t) for t in self._traces.values())
 
-    def frozen_trace(self, trace: _Trace) -> ProgressTrace:
+    def frozen_trace(self, trace: CallTrace) -> ProgressTrace:
         return ProgressTrace(
-            trace.subject, trace.token, tuple(trace.events), self.ordered, trace.dropped
+            trace.subject,
+            trace.token,
+            tuple(trace.events),
+            self.ordered,
+            trace.dropped,
+            probe=trace.probe,
         )
 
     def _progressed(self, token: object) -> None:

@@ -22,6 +22,7 @@ from functools import partial
 from typing import TYPE_CHECKING, cast
 
 import anyio
+import anyio.abc
 
 from mcprobe.client.canary import with_canary
 from mcprobe.client.connection import open_target
@@ -56,7 +57,7 @@ from mcprobe.engine.deep_runner import deep_notes, run_deep
 from mcprobe.engine.fuzz_runner import ProgressCallback, run_fuzz
 from mcprobe.engine.gc_budget import with_fewer_collections
 from mcprobe.engine.offload import computed
-from mcprobe.engine.progress_probes import progress_checks, traces_so_far
+from mcprobe.engine.progress_probes import CancellationProbe, progress_checks, traces_so_far
 from mcprobe.engine.protocol_probes import run_surface_probes, second_connection_checks
 from mcprobe.engine.request import AuditRequest
 from mcprobe.engine.security_watch import WatchedTarget, observations, relisting_findings
@@ -130,7 +131,10 @@ async def audit(
     spec = request.spec
     if started is None:
         spec = with_canary(spec)  # a pre-started target got its canary from its starter
-    LOGGER.info("target start 1: the audit (listing, fuzz calls, resource/prompt/protocol checks)")
+    LOGGER.info(
+        "target start 1: the audit (listing, fuzz calls, cancellation probe, attack probes, "
+        "resource/prompt/protocol checks, relisting)"
+    )
     async with open_target(spec, deadline=deadline, started=started) as target:
         LOGGER.info("target start 1: connected (%s)", target.snapshot.protocol_version)
         second = (
@@ -191,45 +195,50 @@ async def _audit_open(
     examples = checked_examples(snapshot.tools, request.examples) if request.examples else {}
     fuzz_started = anyio.current_time()
     isolated = isinstance(target, IsolatedTarget) and target.isolation.isolated
-    if request.fuzz:
-        async with phase("fuzz calls"):
-            fuzz_run = await run_fuzz(
-                cast(Target, watch),
-                snapshot.tools,
-                max_tools=request.max_tools,
-                fuzz_writes=request.fuzz_writes,
-                fuzz_destructive=request.fuzz_destructive,
-                include=request.include,
-                isolated=isolated,
-                skip=request.skip_tools,
-                concurrency=request.concurrency,
-                call_timeout=request.timeout,
-                deadline=deadline,
-                progress=progress,
-                examples=examples,
-                discovered=start_values(spec.args, spec.env, secrets),
-                words=request.words,
-            )
-    fuzz_seconds = anyio.current_time() - fuzz_started  # the attack probes' budget is half that
-    deep_run: DeepRun | None = None
-    if request.deep and fuzz_run is not None:
-        async with phase("deep fuzzing"):
-            deep_run = await run_deep(
-                cast(Target, watch),
-                snapshot.tools,
-                fuzz_run,
-                seed=DEFAULT_SEED if request.seed is None else request.seed,
-                concurrency=request.concurrency,
-                call_timeout=request.timeout,
-                deadline=deadline,
-                progress=progress,
-                # Path-like fields of writing tools: only where their writes are contained or
-                # consented to (the sandbox's private copies, --fuzz-writes).
-                path_edges=isolated or request.fuzz_writes,
-            )
     era: Era = target.era if isinstance(target, RequestTarget) else "handshake"
     second: list[tuple[list[CheckResult], list[Era]]] = []
     async with anyio.create_task_group() as alongside:
+        # The cancellation probe starts beside the fuzz calls once one is slow (within their
+        # concurrency: it holds one of their slots), so its wait overlaps the rest of the audit.
+        early = _early_cancellation(target, request, traced, alongside)
+        if request.fuzz:
+            async with phase("fuzz calls"):
+                fuzz_run = await run_fuzz(
+                    cast(Target, watch),
+                    snapshot.tools,
+                    max_tools=request.max_tools,
+                    fuzz_writes=request.fuzz_writes,
+                    fuzz_destructive=request.fuzz_destructive,
+                    include=request.include,
+                    isolated=isolated,
+                    skip=request.skip_tools,
+                    concurrency=request.concurrency,
+                    call_timeout=request.timeout,
+                    deadline=deadline,
+                    progress=progress,
+                    examples=examples,
+                    discovered=start_values(spec.args, spec.env, secrets),
+                    words=request.words,
+                    on_result=early.offer if early is not None else None,
+                    slots=early.slots if early is not None else None,
+                )
+        fuzz_seconds = anyio.current_time() - fuzz_started  # the attack probes' budget is half that
+        deep_run: DeepRun | None = None
+        if request.deep and fuzz_run is not None:
+            async with phase("deep fuzzing"):
+                deep_run = await run_deep(
+                    cast(Target, watch),
+                    snapshot.tools,
+                    fuzz_run,
+                    seed=DEFAULT_SEED if request.seed is None else request.seed,
+                    concurrency=request.concurrency,
+                    call_timeout=request.timeout,
+                    deadline=deadline,
+                    progress=progress,
+                    # Path-like fields of writing tools: only where their writes are contained or
+                    # consented to (the sandbox's private copies, --fuzz-writes).
+                    path_edges=isolated or request.fuzz_writes,
+                )
         # The checks on fresh connections (other processes) start with the attack probes: the
         # probes' latencies are scored nowhere, so a process booting beside them distorts
         # nothing, and the audit waits for the slower of the two instead of their sum.
@@ -252,7 +261,7 @@ async def _audit_open(
                 known=[value for _, value in echo_secrets],
                 words=request.words,
             )
-        surface = await _checks_after_fuzz(target, fuzz_run, request, era, traced)
+        surface = await _checks_after_fuzz(target, fuzz_run, request, era, traced, early)
     eras = [era]
     if second and surface is not None:
         extra, eras = second[0]
@@ -367,18 +376,33 @@ async def _checks_after_fuzz(
     request: AuditRequest,
     era: str,
     traced: int,
+    early: CancellationProbe | None = None,
 ) -> SurfaceRun | None:
     """The resource/prompt/protocol checks and the cancellation probe on the audited
     connection, after the fuzz calls and the attack probes (the fresh-connection checks run
-    beside them: ``_audit_open``)."""
+    beside them: ``_audit_open``); ``early``: the cancellation probe already started beside the
+    fuzz calls, whose observation counts when it is of the finished run's candidate."""
     # After the fuzz calls, whose latencies are scored: a fresh process booting beside them
     # would slow them down, mcprobe's doing, not the server's (SPEC §5.1). The surface checks
     # come after fuzzing, so a resource read that kills the target cannot cost the tools their
     # cases.
     if not (request.surface and isinstance(target, RequestTarget)):
         return None
-    surface, observed = await _surface_and_cancellation(target, fuzz_run, request, era, traced)
+    surface, observed = await _surface_and_cancellation(
+        target, fuzz_run, request, era, traced, early
+    )
     return dataclasses.replace(surface, checks=(*surface.checks, *observed))
+
+
+def _early_cancellation(
+    target: Target, request: AuditRequest, traced: int, task_group: anyio.abc.TaskGroup
+) -> CancellationProbe | None:
+    """The cancellation probe to start beside the fuzz calls, when the audit makes one (the
+    surface checks on a connection that takes requests, after fuzzing)."""
+    if not (request.fuzz and request.surface and isinstance(target, RequestTarget)):
+        return None
+    slots = anyio.CapacityLimiter(request.concurrency)
+    return CancellationProbe(target, task_group, slots, since=traced)
 
 
 async def _second(
@@ -396,6 +420,7 @@ async def _surface_and_cancellation(
     request: AuditRequest,
     era: str,
     traced: int,
+    early: CancellationProbe | None = None,
 ) -> tuple[SurfaceRun, list[CheckResult]]:
     """The resource, prompt and protocol checks, and progress as the fuzz run saw it with one
     cancelled call (only with consent to call), concurrently."""
@@ -408,7 +433,7 @@ async def _surface_and_cancellation(
 
     async def cancellation() -> None:
         async with phase("progress checks and the cancellation probe"):
-            observed.extend(await progress_checks(target, fuzz_run, since=traced))
+            observed.extend(await progress_checks(target, fuzz_run, since=traced, early=early))
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(surface)

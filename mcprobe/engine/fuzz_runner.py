@@ -90,7 +90,7 @@ from mcprobe.engine.listed_retry import retry_with_listed_values
 from mcprobe.engine.setup_retry import retry_after_setup
 from mcprobe.engine.timeline import LOGGER
 
-__all__ = ["DEFAULT_CONCURRENCY", "MAX_RESTARTS", "ProgressCallback", "run_fuzz"]
+__all__ = ["DEFAULT_CONCURRENCY", "MAX_RESTARTS", "ProgressCallback", "ResultHook", "run_fuzz"]
 
 DEFAULT_CONCURRENCY = 4
 MAX_RESTARTS = 3
@@ -98,6 +98,13 @@ MAX_RESTARTS = 3
 
 ProgressCallback = Callable[[int, int, str], Awaitable[None]]
 """``progress(done, total, message)``; message like ``"12/41 divide wrong_type:a"``."""
+
+ResultHook = Callable[[CaseResult], None]
+"""``on_result(result)``: each fuzz case's result as it is finished (classified, not yet judged
+by ``judge_controls``; a replayed case is reported again, a retried one, after its setup or
+with listed values, is not). Called on the worker's own task, so it must not block: it may
+start a task (the cancellation probe does). What it is told is provisional: the run's result
+is the ``FuzzRun``."""
 
 _REPRODUCED = "replayed alone, it killed the target again: this case crashes the server"
 _NOT_REPRODUCED = "in flight when the target died; replayed alone, it did not kill it"
@@ -169,8 +176,12 @@ class _Run:
         call_timeout: float | None,
         deadline: float | None,
         progress: ProgressCallback | None,
+        on_result: ResultHook | None = None,
+        slots: anyio.CapacityLimiter | None = None,
     ) -> None:
         self.target = target
+        self.on_result = on_result
+        self.slots = slots
         self.items = items
         self.cases = cases  # items[:cases] are fuzz cases, the rest the probe
         self.results: list[CaseResult | None] = [None] * len(items)
@@ -196,6 +207,8 @@ class _Run:
         self.results[index] = result
         if index >= self.cases:
             return  # the probe is not a case: no progress event
+        if self.on_result is not None:
+            self.on_result(result)
         self.done += 1
         if self.progress is not None:
             item = self.items[index]
@@ -249,6 +262,12 @@ class _Run:
 
     async def send(self, index: int) -> RawCall | None:
         """One call; None when the overall deadline cut it short (reported ``notRun``)."""
+        if self.slots is None:
+            return await self.sent(index)
+        async with self.slots:  # shared with a call made beside the run (the cancellation probe)
+            return await self.sent(index)
+
+    async def sent(self, index: int) -> RawCall | None:
         item = self.items[index]
         if self.deadline is None:
             raw = await self.target.call_tool(item.name, item.arguments, timeout=self.call_timeout)
@@ -407,6 +426,8 @@ async def run_fuzz(
     isolated: bool = False,
     skip: Sequence[str] = (),
     words: FrontEnd = "cli",
+    on_result: ResultHook | None = None,
+    slots: anyio.CapacityLimiter | None = None,
 ) -> FuzzRun:
     """Fuzz the selected ``tools`` (raw definitions as listed) of ``target``.
 
@@ -417,6 +438,10 @@ async def run_fuzz(
     ``examples``: tool name → the user's argument objects for it (checked by the caller).
     ``discovered``: values the server named itself (``core.cases.discovery``).
     ``words``: the front-end whose vocabulary the skip reasons and notes use (``core/knobs.py``).
+    ``on_result``: told each case's result as it finishes (``ResultHook``). ``slots``: a limiter
+    every call holds while in flight; give it ``concurrency`` tokens and a call made beside the
+    run that holds one too (the cancellation probe) keeps the calls in flight within
+    ``concurrency`` (the run's workers alone never wait on it).
     Raises ``ValueError`` for ``concurrency < 1`` or a negative ``max_tools`` (caller bugs).
     """
     if concurrency < 1:
@@ -457,6 +482,8 @@ async def run_fuzz(
         call_timeout=call_timeout,
         deadline=deadline,
         progress=progress,
+        on_result=on_result,
+        slots=slots,
     )
 
     # The tools nobody suspects, the probe, the tools in flight at a death; after each death its

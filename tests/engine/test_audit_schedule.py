@@ -7,6 +7,10 @@ has begun (every wait bounded), so a sequential audit fails on any machine, howe
 
 from __future__ import annotations
 
+import logging
+import re
+import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import anyio
@@ -16,9 +20,18 @@ from mcprobe.core.checks.catalogue import CheckResult, Verdict, check_result
 from mcprobe.core.checks.progress import CancelObservation, ProgressTrace
 from mcprobe.core.model import JSON, Finding, RawCall, RawKind
 from mcprobe.core.target_protocol import Era
-from mcprobe.engine.audit import _audit_open
+from mcprobe.core.target_spec import TargetSpec
+from mcprobe.engine.audit import _audit_open, audit
 from mcprobe.engine.request import AuditRequest
-from tests.support.fake_target import FAKE_SPEC, FakeTarget, audit_open, int_tool, snapshot_of
+from tests.support.fake_target import (
+    FAKE_SPEC,
+    FakeTarget,
+    audit_open,
+    int_tool,
+    ok_text,
+    snapshot_of,
+)
+from tests.targets import TARGETS_DIR
 
 pytestmark = pytest.mark.anyio
 
@@ -133,3 +146,136 @@ async def test_the_surface_checks_and_the_cancellation_probe_run_side_by_side() 
     assert all("cancellation begun: True" in line for line in target.order[1:]), target.order
     assert report.surface is not None
     assert "protocol.cancellation" in [c.check for c in report.surface.checks]
+
+
+@dataclass
+class _Beside(_RequestFake):
+    """Records, in order, every fuzz call answered and every cancellation probe begun, and how
+    many calls (the probe's included) were in flight at once. A probe waits (bounded) until a
+    fuzz call was answered beside it, so one that starts early provably overlaps them."""
+
+    log: list[str] = field(default_factory=list)
+    in_flight: int = 0
+    most: int = 0
+    answered_beside: anyio.Event = field(default_factory=anyio.Event)
+    probing: bool = False
+    waits_beside: bool = True  # False: a probe answers at once (nothing to prove about overlap)
+
+    async def call_tool(
+        self, name: str, arguments: JSON, *, timeout: float | None = None
+    ) -> RawCall:
+        self.in_flight += 1
+        self.most = max(self.most, self.in_flight)
+        try:
+            raw = await super().call_tool(name, arguments, timeout=timeout)
+        finally:
+            self.in_flight -= 1
+        self.log.append(f"answered {name}")
+        if self.probing:
+            self.answered_beside.set()
+        return raw
+
+    async def observe_cancellation(
+        self, name: str, arguments: JSON, *, by_progress: bool, expected: float, budget: float
+    ) -> CancelObservation:
+        self.in_flight += 1
+        self.most = max(self.most, self.in_flight)
+        self.log.append(f"cancellation of {name} begun")
+        self.probing = True
+        try:
+            with anyio.move_on_after(_WAIT if self.waits_beside else 0):
+                await self.answered_beside.wait()
+        finally:
+            self.probing = False
+            self.in_flight -= 1
+        return CancelObservation(None, reason=f"the fake observed {name} after {expected:g} s")
+
+
+def _latency(slow: dict[str, float]) -> Callable[[str, JSON], Awaitable[RawCall]]:
+    async def respond(name: str, arguments: JSON) -> RawCall:
+        if name not in slow:
+            return ok_text()
+        return RawCall(
+            kind=RawKind.RESULT,
+            latency_ms=slow[name],
+            result={"content": [{"type": "text", "text": "done"}], "isError": False},
+        )
+
+    return respond
+
+
+_TOOLS = ("alpha", "beta", "gamma", "delta")
+
+
+async def test_the_cancellation_probe_is_sent_before_the_last_fuzz_call_is_answered() -> None:
+    target = _Beside(
+        snapshot=snapshot_of(tuple(int_tool(name) for name in _TOOLS)),
+        respond=_latency({"alpha": 1500.0}),  # the first tool's valid call is the slow one
+    )
+    with anyio.fail_after(10 * _WAIT):
+        report = await audit_open(target, fuzz=True, call_timeout=_WAIT)
+    begun = target.log.index("cancellation of alpha begun")
+    last_answered = max(i for i, line in enumerate(target.log) if line.startswith("answered"))
+    assert begun < last_answered, target.log
+    assert target.answered_beside.is_set(), target.log
+    assert target.log.count("cancellation of alpha begun") == 1, target.log
+    assert report.surface is not None
+    (cancellation,) = [c for c in report.surface.checks if c.check == "protocol.cancellation"]
+    assert "the fake observed alpha after 1.5 s" in cancellation.message
+
+
+async def test_the_cancellation_probe_beside_the_fuzz_calls_takes_one_of_their_slots() -> None:
+    target = _Beside(
+        snapshot=snapshot_of(tuple(int_tool(name) for name in _TOOLS)),
+        respond=_latency({"alpha": 1500.0}),
+    )
+    with anyio.fail_after(10 * _WAIT):
+        await audit_open(target, fuzz=True, call_timeout=_WAIT, concurrency=2)
+    assert target.answered_beside.is_set(), target.log  # it ran beside the fuzz calls
+    assert target.most == 2, target.log  # the probe and one fuzz call, never three
+
+
+async def test_an_early_probe_of_a_call_the_finished_run_does_not_choose_is_not_its_verdict() -> (
+    None
+):
+    # alpha's valid call is slow first, but gamma's is slower: the finished run's candidate (the
+    # slowest valid call without progress) is gamma, as if the probe had waited for the run.
+    target = _Beside(
+        snapshot=snapshot_of(tuple(int_tool(name) for name in _TOOLS)),
+        respond=_latency({"alpha": 1500.0, "gamma": 3000.0}),
+        waits_beside=False,
+    )
+    with anyio.fail_after(10 * _WAIT):
+        report = await audit_open(target, fuzz=True, call_timeout=_WAIT)
+    probes = [line for line in target.log if line.startswith("cancellation")]
+    assert probes == ["cancellation of alpha begun", "cancellation of gamma begun"], target.log
+    assert report.surface is not None
+    (cancellation,) = [c for c in report.surface.checks if c.check == "protocol.cancellation"]
+    assert "the fake observed gamma after 3 s" in cancellation.message
+
+
+async def test_a_real_slow_tool_is_cancelled_beside_the_fuzz_calls_with_the_same_verdict(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # A real stdio target, one slow tool (1.2 s, progress, stops on cancellation) among fast
+    # ones: the probe's phase starts before the fuzz calls' phase ends, and the server that
+    # stops on notifications/cancelled passes, as it does when the probe follows the fuzz.
+    caplog.set_level(logging.INFO, logger="mcprobe.engine")
+    spec = TargetSpec(
+        "stdio",
+        command=sys.executable,
+        args=(str(TARGETS_DIR / "cli_target.py"), "--clean", "--slow-tool", "1200"),
+        call_timeout=_WAIT,
+    )
+    with anyio.fail_after(12 * _WAIT):
+        report = await audit(AuditRequest(spec, fuzz=True))
+    timeline = [r.getMessage() for r in caplog.records if r.name == "mcprobe.engine"]
+    beside = timeline.index(
+        "the cancellation probe (beside the fuzz calls, in one of their slots): started"
+    )
+    fuzz_done = next(i for i, m in enumerate(timeline) if re.fullmatch(r"fuzz calls: [\d.]+ s", m))
+    assert beside < fuzz_done, timeline
+    assert report.surface is not None
+    (cancellation,) = [c for c in report.surface.checks if c.check == "protocol.cancellation"]
+    assert cancellation.verdict == "pass", cancellation.message
+    assert "in flight by its progress notifications" in cancellation.message  # wait: progress

@@ -13,6 +13,9 @@ No SDK import, so it starts in tens of milliseconds. Run as ``python tests/targe
 ``--echo-env NAME``      (repeatable) ``whereami`` also answers ``NAME=<raw value>`` and the
                          target writes the same to stderr at start (redaction tests)
 ``--extra-tools N``      also list ``echo_1`` … ``echo_N``, copies of ``echo`` (benchmark load)
+``--slow-tool MS``       also list ``wait`` (like ``echo``): a valid call works MS milliseconds
+                         in 4 steps, sending progress after each when asked, and stops without
+                         answering on ``notifications/cancelled`` (one slow tool among fast ones)
 ``--fail-start TEXT``    write TEXT (and ``$CLI_TARGET_SECRET``, to test scrubbing) to stderr and
                          exit 3 before reading anything
 
@@ -80,7 +83,7 @@ def _call(params: Any, clean: bool) -> dict[str, Any]:
         secret = os.environ.get("CLI_TARGET_SECRET", "")
         echoed = "".join(f" {n}={os.environ.get(n, '')}" for n in _ECHO_ENV)
         return _text(f"cwd={os.getcwd()} reversed-secret={secret[::-1]}{echoed}")
-    if not isinstance(name, str) or not (name == "echo" or name.startswith("echo_")):
+    if not isinstance(name, str) or not (name in ("echo", "wait") or name.startswith("echo_")):
         return _text(f"unknown tool: {name}", error=True)
     if clean:
         valid = (
@@ -95,10 +98,26 @@ def _call(params: Any, clean: bool) -> dict[str, Any]:
     return _text(f"echo {x!r}")
 
 
-def _answer_call(request_id: Any, params: Any, clean: bool, slow_ms: int) -> None:
+_CANCELLED: set[Any] = set()
+
+
+def _answer_call(
+    request_id: Any, params: Any, clean: bool, slow_ms: int, slow_tool_ms: int = 0
+) -> None:
     if slow_ms:
         time.sleep(slow_ms / 1000)
-    _send({"jsonrpc": "2.0", "id": request_id, "result": _call(params, clean)})
+    result = _call(params, clean)
+    if isinstance(params, dict) and params.get("name") == "wait" and not result["isError"]:
+        meta = params.get("_meta")
+        token = meta.get("progressToken") if isinstance(meta, dict) else None
+        for step in range(1, 5):
+            time.sleep(slow_tool_ms / 4000)
+            if request_id in _CANCELLED:
+                return
+            if token is not None:
+                progress = {"progressToken": token, "progress": step, "total": 4}
+                _send({"jsonrpc": "2.0", "method": "notifications/progress", "params": progress})
+    _send({"jsonrpc": "2.0", "id": request_id, "result": result})
 
 
 def main() -> None:
@@ -109,6 +128,7 @@ def main() -> None:
     parser.add_argument("--spawn-child")
     parser.add_argument("--fail-start")
     parser.add_argument("--extra-tools", type=int, default=0)
+    parser.add_argument("--slow-tool", type=int, default=0)
     parser.add_argument("--echo-env", action="append", default=[])
     ns = parser.parse_args()
     _ECHO_ENV.extend(ns.echo_env)
@@ -134,7 +154,13 @@ def main() -> None:
             message = json.loads(line)
         except ValueError:
             continue
-        if not isinstance(message, dict) or "id" not in message:
+        if not isinstance(message, dict):
+            continue
+        if message.get("method") == "notifications/cancelled":
+            cancelled = message.get("params")
+            if isinstance(cancelled, dict):
+                _CANCELLED.add(cancelled.get("requestId"))
+        if "id" not in message:
             continue  # notifications
         request_id, method, params = message["id"], message.get("method"), message.get("params")
         if method == "initialize":
@@ -148,11 +174,13 @@ def main() -> None:
             _send({"jsonrpc": "2.0", "id": request_id, "result": result})
         elif method == "tools/list":
             extra = [{**TOOLS[0], "name": f"echo_{i}"} for i in range(1, ns.extra_tools + 1)]
+            if ns.slow_tool:
+                extra.append({**TOOLS[0], "name": "wait", "description": "Wait, then echo x."})
             _send({"jsonrpc": "2.0", "id": request_id, "result": {"tools": TOOLS + extra}})
         elif method == "tools/call":
             threading.Thread(
                 target=_answer_call,
-                args=(request_id, params, ns.clean, ns.slow),
+                args=(request_id, params, ns.clean, ns.slow, ns.slow_tool),
                 daemon=True,
             ).start()
         elif method == "ping":

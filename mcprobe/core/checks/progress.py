@@ -75,6 +75,7 @@ class ProgressTrace:
     events: tuple[ProgressEvent, ...]
     ordered: bool
     dropped: int = 0
+    probe: bool = False  # the cancellation probe's own call, not one of the fuzz calls
 
     @property
     def progress(self) -> tuple[ProgressEvent, ...]:
