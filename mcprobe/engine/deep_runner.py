@@ -32,7 +32,8 @@ Rules the report relies on:
   checks that follow.
 - **Read-after-write.** For a tool that writes (not ``readOnlyHint: true``) the edges are sent
   one at a time; the bases of up to ``MAX_REREADS`` read-only tools whose fuzz-run bases were
-  ok are sent before its first edge and again after each of its edges that answered ok, and
+  ok (those whose names share a noun with the writer's first: ``core/deep/readers.py``) are
+  sent before its first edge and again after each of its edges that answered ok, and
   ``judge_corruption`` compares each re-read with the one before it (a reader found corrupted
   is not re-read again for that writer: the first write that broke it is the reproduction).
 - **Standard error.** When a call was alone in flight, the target's stderr written meanwhile
@@ -60,6 +61,7 @@ from mcprobe.core.deep.model import (
     DeepTool,
 )
 from mcprobe.core.deep.oracles import judge_corruption, judge_tool
+from mcprobe.core.deep.readers import related_readers
 from mcprobe.core.knobs import DEEP, SEED, FrontEnd
 from mcprobe.core.model import JSON, CaseResult, FuzzRun, Outcome, RawCall, RawKind
 from mcprobe.core.target_protocol import RestartableTarget, Target
@@ -528,10 +530,12 @@ async def run_deep(
         judge=judge,
         corruption=corruption,
     )
-    readers = [e for e in entries if not e.writes][:MAX_REREADS]
+    readers = {e.name: e for e in entries if not e.writes}
     done: list[DeepTool] = []
     for entry in entries:
-        done.append(await run.run_tool(entry, [r for r in readers if r is not entry]))
+        # A writer's own kind of read first (save_note -> read_notes): ``core/deep/readers``.
+        chosen = related_readers(entry.name, list(readers), MAX_REREADS) if entry.writes else []
+        done.append(await run.run_tool(entry, [readers[name] for name in chosen]))
     if not target.alive and done:
         # A replay that killed it again leaves it dead: the checks after the deep pass (attack
         # probes, resources, prompts, protocol) need it up, within what the budget leaves.
