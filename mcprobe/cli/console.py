@@ -164,11 +164,13 @@ class Progress:
         self._mode = mode
         self._prefix = prefix
         self._width = width
-        self._tools: set[str] = set()
+        self._tools: set[tuple[str, str]] = set()
         self.used = False
 
     async def __call__(self, done: int, total: int, message: str) -> None:
-        text = _printable(f"mcprobe: {self._prefix}fuzzing {message}")
+        # The deep pass (``--deep``) reports its edges as ``deep:<field>:<edge>`` cases.
+        phase = "deep fuzzing" if " deep:" in message else "fuzzing"
+        text = _printable(f"mcprobe: {self._prefix}{phase} {message}")
         if self._mode == "line":
             # One row exactly: a line that wraps cannot be overwritten by \r (stale lines).
             width = self._width or terminal_width(self._stderr)
@@ -176,7 +178,7 @@ class Progress:
                 text = text[: max(1, width - 2)] + "…"
             self._stderr.write(f"\r\x1b[2K{text}")
         else:
-            tool = _tool_of(message)
+            tool = (phase, _tool_of(message))
             first = tool not in self._tools
             self._tools.add(tool)
             if self._mode == "per-tool" and not first and done != total:

@@ -144,3 +144,20 @@ def test_bare_mcprobe_on_a_tty_says_what_it_waits_for_and_ends_on_ctrl_c_while_s
         except (ProcessLookupError, ChildProcessError):
             pass
         os.close(fd)
+
+
+def test_per_tool_progress_names_the_deep_pass_and_prints_its_first_edge_of_a_fuzzed_tool() -> None:
+    out = io.StringIO()
+    progress = Progress(out, mode="per-tool")
+
+    async def feed() -> None:
+        await progress(1, 3, "1/3 greet valid")
+        await progress(2, 3, "2/3 greet wrong_type:name")
+        await progress(1, 9, "1/9 greet deep:name:emptyString")
+        await progress(2, 9, "2/9 greet deep:name:nul")
+
+    anyio.run(feed)
+    assert out.getvalue().splitlines() == [
+        "mcprobe: fuzzing 1/3 greet valid",
+        "mcprobe: deep fuzzing 1/9 greet deep:name:emptyString",
+    ]

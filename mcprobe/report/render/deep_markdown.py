@@ -69,9 +69,11 @@ def _head(deep: DeepOut) -> list[str]:
 def _tool_line(tool: DeepToolOut) -> str:
     line = (
         f"Base ({tool.base_source}): {md_code(tool.base, BASE_LIMIT)} · "
-        f"{tool.planned} edges planned, {tool.sent} sent, {tool.dropped} dropped (the declared "
-        "schema refused them)"
+        f"{tool.planned} edges planned, {tool.sent} sent"
     )
+    if tool.dropped:
+        line += f", {tool.dropped} more proposed but refused by the declared schema"
+
     if tool.stopped:
         line += f" · stopped early: {md_prose(tool.stopped, WHY_LIMIT)}"
     if tool.note:
