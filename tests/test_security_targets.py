@@ -126,6 +126,18 @@ def test_the_cli_plants_the_same_canary_prefix_as_the_core() -> None:
     assert cli.canary_pair() != (name, value)
 
 
+def test_an_explicit_seed_gives_one_canary_in_cli_and_engine_and_none_a_random_one() -> None:
+    from mcprobe.cli import audit_args as cli
+    from mcprobe.client.canary import with_canary
+    from mcprobe.core.target_spec import seeded_canary, target_spec
+
+    assert cli.canary_pair(7) == seeded_canary(7) == cli.canary_pair(7)
+    assert seeded_canary(7) != seeded_canary(8)
+    spec = target_spec(transport="stdio", command="python", args=["server.py"])
+    assert with_canary(spec, 7).canary() == seeded_canary(7)
+    assert with_canary(spec).canary() != with_canary(spec).canary()
+
+
 def test_an_echoed_bearer_is_critical_and_the_finding_never_contains_it() -> None:
     from mcprobe.core.security.proofs import Observation, echo_findings
 

@@ -594,7 +594,7 @@ def _spec(ns: argparse.Namespace, command: list[str] | None) -> TargetSpec:
     if command is not None:
         # The canary (client/canary.py) is planted here, stdlib only, so that the pre-started
         # target (which reads ns.env) and the spec share it; engine.audit keeps a canary it finds.
-        ns.env = [*ns.env, canary_pair()]
+        ns.env = [*ns.env, canary_pair(getattr(ns, "seed", None))]
     bearer = ns.bearer
     if bearer is None and command is None:
         bearer = os.environ.get(TOKEN_ENV) or None
@@ -728,7 +728,14 @@ def default_environment() -> dict[str, str]:
 CANARY_PREFIX = "MCPROBE_CANARY_"  # = core.target_spec.CANARY_PREFIX (a test keeps them equal)
 
 
-def canary_pair() -> tuple[str, str]:
+def canary_pair(seed: int | None = None) -> tuple[str, str]:
+    """A random canary; with an explicit ``--seed``, the one that seed gives
+    (``core.target_spec.seeded_canary``, equal by a test), so a seeded run repeats byte for byte."""
+    if seed is not None:
+        import hashlib
+
+        digest = hashlib.sha256(f"mcprobe-canary-seed:{seed}".encode()).hexdigest()
+        return CANARY_PREFIX + digest[:8].upper(), "mcprobe-canary-" + digest[8:32]
     import secrets
 
     return CANARY_PREFIX + secrets.token_hex(4).upper(), "mcprobe-canary-" + secrets.token_hex(12)

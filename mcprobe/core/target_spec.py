@@ -13,6 +13,7 @@ target before the heavy imports).
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -313,6 +314,15 @@ def _check_url(url: str, *, credentials: bool) -> None:
 
 CANARY_PREFIX = "MCPROBE_CANARY_"
 """Name prefix of the canary variable mcprobe plants in stdio targets' environments."""
+
+
+def seeded_canary(seed: int) -> tuple[str, str]:
+    """The canary (name, value) of a run given an explicit seed (``--seed N``): derived from the
+    seed, so a seeded run repeats byte for byte. A run without a seed gets a random one
+    (``client/canary.py``), so no server can know it in advance."""
+    digest = hashlib.sha256(f"mcprobe-canary-seed:{seed}".encode()).hexdigest()
+    return CANARY_PREFIX + digest[:8].upper(), "mcprobe-canary-" + digest[8:32]
+
 
 _CREDENTIAL_NAME = re.compile(r"key|token|secret|auth|pass|sig|session|cred|code", re.IGNORECASE)
 

@@ -130,7 +130,7 @@ async def audit(
         )
     spec = request.spec
     if started is None:
-        spec = with_canary(spec)  # a pre-started target got its canary from its starter
+        spec = with_canary(spec, request.seed)  # a pre-started one got it from its starter
     LOGGER.info(
         "target start 1: the audit (listing, fuzz calls, cancellation probe, attack probes, "
         "resource/prompt/protocol checks, relisting)"
