@@ -36,6 +36,7 @@ from mcprobe.core.cases.answer_values import (
     empty_answer,
     pool_values,
 )
+from mcprobe.core.cases.selection import real_values_allowed
 from mcprobe.core.lint.security_text import shown
 from mcprobe.core.model import JSON, Case, CaseKind, CaseResult, CaseSource, Outcome
 
@@ -75,14 +76,6 @@ def _empty_for_placeholder(case: Case, result: CaseResult | None, answer: JSON) 
     """A synthesized valid call answered ok with an empty listing (``describe_table("example")``
     → ``[]``): it worked, but on nothing, so it is no realistic base for what is built on it."""
     return case.source is CaseSource.SYNTHESIZED and _answered(result) and empty_answer(answer)
-
-
-def _may_destroy(tool: dict[str, Any]) -> bool:
-    """Not read-only, and not said to be non-destructive (the spec's defaults for a tool
-    without annotations: ``readOnlyHint`` false, ``destructiveHint`` true)."""
-    annotations = tool.get("annotations")
-    hints = annotations if isinstance(annotations, dict) else {}
-    return hints.get("readOnlyHint") is not True and hints.get("destructiveHint") is not False
 
 
 def _pool(
@@ -125,7 +118,7 @@ async def retry_with_answer_values(
         tool: Any = item.tool
         if not isinstance(case.arguments, dict) or not isinstance(tool, dict):
             continue
-        if not isolated and _may_destroy(tool):
+        if not real_values_allowed(tool, isolated=isolated):
             continue
         refused = _placeholder_refused(case, results[index])
         empty = not refused and _empty_for_placeholder(case, results[index], answers.get(index))

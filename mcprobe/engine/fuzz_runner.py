@@ -65,6 +65,7 @@ from mcprobe.core.cases.generate import generate_cases
 from mcprobe.core.cases.selection import (
     DEFAULT_MAX_TOOLS,
     UNKNOWN_REQUESTED,
+    real_values_allowed,
     select_tools,
     unknown_tool_name,
 )
@@ -457,8 +458,13 @@ async def run_fuzz(
         words=words,
     )
     given = examples or {}
+    # The user's real paths feed no call of a tool that may destroy them outside the sandbox.
     tool_cases = tuple(
-        generate_cases(tool, given.get(str(tool.get("name")), ()), discovered)
+        generate_cases(
+            tool,
+            given.get(str(tool.get("name")), ()),
+            discovered if real_values_allowed(tool, isolated=isolated) else None,
+        )
         for tool in selection.selected
     )
     items: list[_Item] = []
@@ -519,7 +525,7 @@ async def run_fuzz(
             return None
         return items[index].classify(raw)
 
-    await retry_with_listed_values(items, run.results, resend, run.ensure_alive)
+    await retry_with_listed_values(items, run.results, resend, run.ensure_alive, isolated=isolated)
     await retry_with_answer_values(
         items, run.results, run.answers, resend, run.ensure_alive, isolated=isolated
     )

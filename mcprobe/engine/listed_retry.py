@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from mcprobe.core.calls.evidence import unmet_precondition
 from mcprobe.core.cases.listed_values import retry_arguments
+from mcprobe.core.cases.selection import real_values_allowed
 from mcprobe.core.lint.security_text import shown
 from mcprobe.core.model import JSON, Case, CaseKind, CaseResult
 
@@ -47,9 +48,13 @@ async def retry_with_listed_values(
     results: MutableSequence[CaseResult | None],
     resend: Resend,
     alive: Callable[[], Awaitable[bool]],
+    *,
+    isolated: bool = False,
 ) -> None:
     """Update ``results`` (parallel to ``items``) in place. ``resend(index, case)`` sends
-    ``case`` in place of item ``index`` and classifies the answer (None: not sent)."""
+    ``case`` in place of item ``index`` and classifies the answer (None: not sent). Outside the
+    sandbox (``isolated`` False) a tool that may destroy is not sent the server's real values
+    (``selection.real_values_allowed``)."""
     seen: set[str] = set()
     for index, item in enumerate(items):
         case = item.case
@@ -61,7 +66,7 @@ async def retry_with_listed_values(
         if not _refused(result) or not isinstance(case.arguments, dict):
             continue
         assert result is not None and result.message is not None
-        if not isinstance(tool, dict):
+        if not isinstance(tool, dict) or not real_values_allowed(tool, isolated=isolated):
             continue
         found = retry_arguments(tool, case.arguments, result.message)
         if found is None or not await alive():

@@ -67,6 +67,7 @@ __all__ = [
     "consent_problem",
     "needs_destructive",
     "needs_writes",
+    "real_values_allowed",
     "requires_task",
     "select_tools",
     "skipped_by_user",
@@ -161,6 +162,17 @@ def consent_level(tool: dict[str, JSON]) -> ConsentLevel:
     if annotations.get("destructiveHint") is False:
         return ConsentLevel.WRITES
     return ConsentLevel.DESTRUCTIVE
+
+
+def real_values_allowed(tool: JSON, *, isolated: bool) -> bool:
+    """Whether a valid call of ``tool`` may be built on values that name the user's real data
+    (the paths the server was started with, values its refusals or other tools' answers list):
+    always inside the sandbox (it sees private copies), otherwise only for a tool that cannot
+    destroy (``consent_level`` not destructive). Consent to call a destructive tool is consent to
+    mcprobe's placeholders, never to ``delete_file`` on a file the user serves."""
+    if isolated:
+        return True
+    return isinstance(tool, dict) and consent_level(tool) is not ConsentLevel.DESTRUCTIVE
 
 
 def consent_problem(
