@@ -214,4 +214,10 @@ def call_lines(report: ConformanceReport, *, latency: bool) -> list[str]:
         verdict = result.outcome + (f" ({', '.join(shown)})" if shown else "")
         timing = f" {result.latency_ms:.0f} ms" if latency else ""
         lines.append(_printable(f"mcprobe: call {result.name} {result.case} → {verdict}{timing}"))
+    if report.deep is not None:  # --deep: one line per finding (the clean edges are counted)
+        for tool in report.deep.tools:
+            for finding in tool.findings:
+                lines.append(
+                    _printable(f"mcprobe: deep {tool.tool} {finding.label} → {finding.kind}")
+                )
     return lines

@@ -349,3 +349,18 @@ def test_mcprobe_render_of_the_deep_json_report_gives_the_golden_bytes(
     code = run(["render", str(GOLDEN / "deep.json"), "--format", fmt], out, err)
     assert code == EXIT_OK, err.getvalue()
     assert out.getvalue() == (GOLDEN / golden).read_text("utf-8")
+
+
+def test_verbose_call_lines_end_with_one_line_per_deep_finding_and_hostile_text_stays_inert() -> (
+    None
+):
+    from mcprobe.cli.console import call_lines
+
+    lines = call_lines(_deep_report(), latency=False)
+    assert [line for line in lines if line.startswith("mcprobe: deep ")] == [
+        "mcprobe: deep greet deep:name:emptyString → deepRuntimeError",
+        "mcprobe: deep greet deep:name:jsonLooking → deepSchemaContradiction",
+        "mcprobe: deep divide deep:b:negativeZero → deepCrash",
+    ]
+    hostile = call_lines(_report(_hostile_run()), latency=False)
+    assert not any("\x1b" in line or "\u202e" in line or "\n" in line for line in hostile)
