@@ -34,6 +34,7 @@ from mcprobe.core.cases.selection import DEFAULT_MAX_TOOLS
 from mcprobe.core.cases.user_examples import normalise_examples
 from mcprobe.core.client_capabilities import ClientCapability
 from mcprobe.core.errors import McprobeError, UsageError
+from mcprobe.core.lint.security_text import shown
 from mcprobe.core.model import ServerSnapshot
 from mcprobe.core.schema.safe_json import safe_text, safe_value
 from mcprobe.core.target_protocol import RequestTarget
@@ -43,7 +44,7 @@ from mcprobe.core.target_spec import (
     TargetSpec,
     target_spec,
 )
-from mcprobe.core.verdicts import FLAG_KEYS
+from mcprobe.core.verdicts import FLAG_KEYS, verdict
 from mcprobe.core.version import __version__
 from mcprobe.engine.audit import Opened, audit
 from mcprobe.engine.fuzz_runner import ProgressCallback
@@ -229,6 +230,7 @@ async def probe_fuzz(
         notes=report.notes,
         deaths=report.deaths,
         fuzz_stopped=report.fuzz_stopped,
+        deep=report.deep,
     )
     cov = report.coverage
     lines = [
@@ -236,6 +238,15 @@ async def probe_fuzz(
         + _summary_text(report.fuzz_summary)
     ]
     lines += [f"- {line}" for line in report.critical] or ["- No critical behavioral issues."]
+    if report.deep is not None:
+        found = [(t.tool, f) for t in report.deep.tools for f in t.findings]
+        lines.append(
+            f"Deep pass (seed {report.deep.seed}): {report.deep.sent} edge call(s), "
+            f"{len(found)} finding(s)" + (":" if found else ".")
+        )
+        lines += [
+            f"- `{shown(tool)}` `{shown(f.label)}`: {verdict(f.kind).title}" for tool, f in found
+        ]
     lines.append("Call probe_report with fuzz: true for the scored Markdown report.")
     return ToolOutput(out, "\n".join(lines), connection.spec.secret_values())
 

@@ -17,6 +17,7 @@ from mcprobe.core.target_spec import ProtocolChoice, Transport
 from mcprobe.report.formats import ReportFormat, expected_names
 from mcprobe.report.model import (
     CoverageOut,
+    DeepOut,
     FindingOut,
     FuzzResultOut,
     FuzzSummaryOut,
@@ -312,6 +313,10 @@ class FuzzOutput(WireModel):
     )
     fuzz_stopped: str | None = Field(
         default=None, description="why the fuzz run could not go on after a death"
+    )
+    deep: DeepOut | None = Field(
+        default=None,
+        description="with deep: true, the deep pass: the seed, each tool's base and its findings",
     )
 
 

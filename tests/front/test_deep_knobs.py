@@ -139,3 +139,21 @@ def test_an_audit_with_deep_over_real_stdio_reports_the_seed_and_the_deep_calls_
     assert tools == len(report["coverage"]["fuzzed"])
     code = run(["audit", "--no-config", "--seed", "1", "--json", *TARGET], out, err)
     assert code == EXIT_USAGE
+
+
+@pytest.mark.anyio
+async def test_probe_fuzz_with_deep_returns_the_deep_findings_structured_and_in_its_text() -> None:
+    from tests.targets import DEEP_DEFECTS
+
+    target = {"command": PY, "args": [str(DEEP_DEFECTS)], "sandbox": "off"}
+    with anyio.fail_after(120):
+        async with mcprobe_client() as client:
+            error, text, _ = await call(client, "probe_connect", target)
+            assert not error, text
+            error, text, fuzz = await call(client, "probe_fuzz", {"deep": True, "tools": ["greet"]})
+    assert not error, text
+    assert fuzz["deep"]["seed"] == DEFAULT_SEED
+    (greet,) = fuzz["deep"]["tools"]
+    kinds = {(f["field"], f["edge"], f["kind"]) for f in greet["findings"]}
+    assert ("name", "emptyString", "deepRuntimeError") in kinds
+    assert "- `greet` `deep:name:emptyString`: Runtime error on a valid input" in text
