@@ -364,3 +364,21 @@ def test_verbose_call_lines_end_with_one_line_per_deep_finding_and_hostile_text_
     ]
     hostile = call_lines(_report(_hostile_run()), latency=False)
     assert not any("\x1b" in line or "\u202e" in line or "\n" in line for line in hostile)
+
+
+def test_the_summary_markdown_lists_each_deep_finding_with_its_exact_arguments() -> None:
+    text = render_markdown(_deep_report(), detail="summary")
+    assert "## Deep fuzzing" in text
+    assert (
+        "- `greet`: **Runtime error on a valid input** (`deepRuntimeError`), field `name`, edge "
+        '`emptyString`: `{"name": ""}`'
+    ) in text
+    assert text.index("## Deep fuzzing") < text.index("## Recommended fixes")
+    assert "## Deep fuzzing" not in render_markdown(_report(deep_runs.run()), detail="summary")
+    hostile = render_markdown(_report(_hostile_run()), detail="summary")
+    tokens = PARSER.parse(hostile)
+    inline = [c for t in tokens if t.children for c in t.children]
+    assert not [t for t in [*tokens, *inline] if t.type in ("html_block", "html_inline")]
+    assert "Pwned" not in _headings(hostile)
+    assert "heading from the value" not in " ".join(_headings(hostile))
+    assert "\x1b" not in hostile and "\u202e" not in hostile

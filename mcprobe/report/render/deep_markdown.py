@@ -17,7 +17,7 @@ from mcprobe.report.deep import finding_fix
 from mcprobe.report.model import ConformanceReport, DeepFindingOut, DeepOut, DeepToolOut
 from mcprobe.report.render.escape import cut_json, md_code, md_inline, md_prose, md_text
 
-__all__ = ["DEEP_FUZZING", "deep_section"]
+__all__ = ["DEEP_FUZZING", "deep_section", "deep_summary_section"]
 
 DEEP_FUZZING = "Deep fuzzing"
 NAME_LIMIT = 80
@@ -113,4 +113,24 @@ def deep_section(report: ConformanceReport) -> list[str] | None:
             continue
         for finding in tool.findings:
             lines += ["", *_finding(tool.tool, finding)]
+    return lines
+
+
+def deep_summary_section(report: ConformanceReport) -> list[str] | None:
+    """The summary report's deep lines (``detail: summary``): the seed and one line per finding
+    with its minimal reproduction (the tool, the exact arguments); None without a deep run or
+    without findings (the seed and the counts are in the dimensions' reasons then)."""
+    deep = report.deep
+    if deep is None or not deep.findings:
+        return None
+    lines = [f"## {DEEP_FUZZING}", "", *_head(deep), ""]
+    for tool in deep.tools:
+        for finding in tool.findings:
+            title = md_text(verdict(finding.kind).title, NAME_LIMIT)
+            field = md_inline(finding.field, NAME_LIMIT)
+            edge = md_inline(finding.edge, NAME_LIMIT)
+            lines.append(
+                f"- {md_inline(tool.tool, NAME_LIMIT)}: **{title}** (`{finding.kind}`), field "
+                f"{field}, edge {edge}: {md_code(finding.arguments, BASE_LIMIT)}"
+            )
     return lines

@@ -31,7 +31,7 @@ from mcprobe.report.model import (
     LintFixOut,
     LocationOut,
 )
-from mcprobe.report.render.deep_markdown import deep_section
+from mcprobe.report.render.deep_markdown import deep_section, deep_summary_section
 from mcprobe.report.render.drift_markdown import drift_section
 from mcprobe.report.render.escape import md_cell, md_code, md_inline, md_prose, md_text
 from mcprobe.report.render.surface_markdown import render_surface, surface_advice, surface_fixes
@@ -844,7 +844,9 @@ def render_markdown(report: ConformanceReport, *, detail: str = "full") -> str:
         sections.append(["## Critical behavior", "", *_critical(report)])
     drift = drift_section(report)  # --lock only
     if detail == "summary":
-        return _join([*sections, *([drift] if drift is not None else []), fixes, [SUMMARY_END]])
+        deep = deep_summary_section(report)  # --deep with findings only
+        extra = [part for part in (drift, deep) if part is not None]
+        return _join([*sections, *extra, fixes, [SUMMARY_END]])
     sections += [_dimensions(report), _findings(findings)]
     if drift is not None:
         sections.append(drift)
