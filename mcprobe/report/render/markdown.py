@@ -833,8 +833,8 @@ SUMMARY_END = (
 
 def render_markdown(report: ConformanceReport, *, detail: str = "full") -> str:
     """The Markdown report. Reads only ``report`` (works on a report loaded from JSON).
-    ``detail="summary"``: the header, summary, coverage, critical callout, drift (with a lock)
-    and fixes only."""
+    ``detail="summary"``: the header, summary, coverage, critical callout, drift (with a lock),
+    the deep findings with their arguments (with ``--deep``) and fixes only."""
     findings = sort_findings(report.findings)
     fixes = _fixes(report, findings)
     count = sum(1 for line in fixes if line[:1].isdigit())
