@@ -18,7 +18,7 @@ import pytest
 
 import mcprobe
 from mcprobe.client.connection import WIRES
-from mcprobe.core.cases.kinds import CASE_KINDS, FIELD_KINDS
+from mcprobe.core.cases.kinds import CASE_KINDS
 from mcprobe.core.checks.catalogue import CHECKS as SURFACE
 from mcprobe.core.deep.edges import EDGE_CLASSES
 from mcprobe.core.errors import UsageError
@@ -104,18 +104,42 @@ def test_every_case_kind_is_documented_and_covered_by_a_test(kind: str) -> None:
     assert _named_by_a_test(kind), f"no test names {kind}"
 
 
-def test_field_kinds_are_built_in_registry_order() -> None:
-    assert [spec.kind.value for spec in FIELD_KINDS] == [
-        "missing_required",
-        "wrong_type",
-        "out_of_enum",
-        "below_minimum",
-        "above_maximum",
-        "too_short",
-        "too_long",
-        "pattern_mismatch",
-        "null_value",
+def _case_kind_rows() -> list[tuple[str, str, str]]:
+    """The ``| `kind` | built | meaning |`` rows of docs/checks.md "Case kinds", in order."""
+    table = _section(CHECKS, "## Case kinds").split("\n### ", 1)[0]  # not the deep edge classes
+    rows = re.findall(r"^\| `(\w+)` \| ([^|]+?) \| ([^|]+?) \|$", table, re.M)
+    return [(kind, built, meaning) for kind, built, meaning in rows]
+
+
+def test_the_case_kinds_table_is_in_registry_order_which_orders_every_reports_cases() -> None:
+    # The order is pinned on purpose (it orders every report's cases): the table in the docs is
+    # the pin, so a new kind is a record here and a row there, in the same place.
+    rows = _case_kind_rows()
+    assert [kind for kind, _, _ in rows] == [spec.kind.value for spec in CASE_KINDS]
+    for (kind, built, meaning), spec in zip(rows, CASE_KINDS, strict=True):
+        assert (built == "per field") == (spec.field is not None), kind
+        assert spec.meaning.endswith(meaning), f"{kind}: the table and the record disagree"
+
+
+def test_the_readme_points_at_the_case_kinds_table_instead_of_listing_the_kinds() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    paragraph = readme[readme.index("Per tool mcprobe sends") :].split("\n\n", 1)[0]
+    assert "(docs/checks.md#case-kinds)" in paragraph
+    named = {spec.kind.value for spec in CASE_KINDS if f"`{spec.kind.value}" in paragraph}
+    assert len(named) < 4, f"a hand-kept list of kinds goes stale: {sorted(named)}"
+
+
+def test_the_case_generators_docstring_names_every_kind_it_builds() -> None:
+    from mcprobe.core.cases import generate
+
+    doc = generate.__doc__ or ""
+    built_elsewhere = {CaseKind.UNKNOWN_TOOL}  # the once-per-server probe (core/calls/classify)
+    missing = [
+        spec.kind.value
+        for spec in CASE_KINDS
+        if spec.kind not in built_elsewhere and f"``{spec.kind.value}``" not in doc
     ]
+    assert missing == [], "core/cases/generate.py's docstring lists the kinds: add these"
 
 
 # --------------------------------------------------------------------------- deep edge classes
