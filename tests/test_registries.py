@@ -239,6 +239,34 @@ def test_no_help_text_or_table_lists_the_formats_by_hand() -> None:
     assert found == {}, "read report.formats (FORMAT_NAMES, expected_names, output_format)"
 
 
+_DOC_FORMAT_NAME = rf"[`'\"]?{_FORMAT_NAME}[`'\"]?"
+_DOC_SEPARATOR = (
+    r"(?:, or |, |,| or |\\?\|| \| )"  # prose, a comma list, `a\|b` in a table, `"a" | "b"`
+)
+_DOC_FORMAT_LIST = re.compile(
+    rf"(?<![\w.]){_DOC_FORMAT_NAME}(?:{_DOC_SEPARATOR}{_DOC_FORMAT_NAME}(?![\w.])){{3,}}"
+)
+
+
+def _doc_paragraphs_listing_some_formats() -> list[str]:
+    """Paragraphs of the user docs with a list of four or more format names that leave one
+    out (the paragraph as a whole must name every format, so a new one cannot be forgotten)."""
+    docs = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    docs += sorted((ROOT / "skills").rglob("*.md"))
+    return [
+        f"{path.relative_to(ROOT)}: {paragraph.strip()[:120]}"
+        for path in docs
+        for paragraph in path.read_text(encoding="utf-8").split("\n\n")
+        if _DOC_FORMAT_LIST.search(paragraph)
+        and not all(re.search(rf"(?<![\w.]){name}(?![\w])", paragraph) for name in FORMAT_NAMES)
+    ]
+
+
+def test_every_list_of_formats_in_the_docs_names_them_all() -> None:
+    assert _DOC_FORMAT_LIST.search("`--format md\\|json\\|sarif\\|junit`")  # it sees a list
+    assert _doc_paragraphs_listing_some_formats() == []
+
+
 def test_a_new_format_reaches_the_report_directory_file_names(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
