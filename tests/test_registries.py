@@ -257,7 +257,8 @@ def _doc_paragraphs_listing_some_formats() -> list[str]:
         f"{path.relative_to(ROOT)}: {paragraph.strip()[:120]}"
         for path in docs
         for paragraph in path.read_text(encoding="utf-8").split("\n\n")
-        if _DOC_FORMAT_LIST.search(paragraph)
+        if not paragraph.startswith("```sh")  # an example command may pick a few
+        and _DOC_FORMAT_LIST.search(paragraph)
         and not all(re.search(rf"(?<![\w.]){name}(?![\w])", paragraph) for name in FORMAT_NAMES)
     ]
 
