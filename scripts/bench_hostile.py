@@ -12,7 +12,7 @@ ratios hostile/plain are the numbers that matter (the machine is shared and nois
   text (``huge_mb=0``);
 - ``nesting``: stdio, structuredContent nested 5,000 levels (``deep_result depth=5000``) vs 1;
 - ``deep_page``, ``surrogates``, ``setsid``, ``shape``, ``version``: the other hostile
-  behaviours of the catalogue (tests/test_hostile_targets.py), each against the same target
+  behaviours of the catalogue (tests/client/test_hostile_targets.py), each against the same target
   without the behaviour (``shape`` against the well-formed ``fail`` tool).
 
 Round three (issue 22), one case per class, each against the same target with the behaviour

@@ -2,9 +2,10 @@
 
 Own targets (tests/targets/): each entry of TARGETS names a target + mode and the set of
 (code, where) it was BUILT to show — taken from the target's docstring and the assertions of
-the test that audits it (tests/test_security_targets.py, test_answer_security.py,
-test_surface_security.py, test_canary_channels.py, test_rug_pull_targets.py, test_injection.py,
-engine/test_listed_values.py, test_redaction.py), never from what mcprobe prints today. `where`
+the test that audits it (tests/engine/: test_security_targets.py, test_answer_security.py,
+test_rug_pull_targets.py, test_listed_values.py; tests/core/test_surface_security.py,
+tests/client/test_canary_channels.py, tests/report/test_injection.py,
+tests/front/test_redaction.py), never from what mcprobe prints today. `where`
 is the tool, resource (URI or template) or prompt of the finding, "" for the server itself.
 Honest look-alikes expect nothing. Each is audited the way its test audits it (the library,
 `audit(AuditRequest(spec, fuzz=True, ...))`, isolated where the test isolates).

@@ -18,7 +18,7 @@ import pytest
 
 import mcprobe
 from mcprobe.client.connection import WIRES
-from mcprobe.core.cases.kinds import CASE_KINDS, FIELD_KINDS
+from mcprobe.core.cases.kinds import CASE_KINDS
 from mcprobe.core.checks.catalogue import CHECKS as SURFACE
 from mcprobe.core.deep.edges import EDGE_CLASSES
 from mcprobe.core.errors import UsageError
@@ -104,18 +104,42 @@ def test_every_case_kind_is_documented_and_covered_by_a_test(kind: str) -> None:
     assert _named_by_a_test(kind), f"no test names {kind}"
 
 
-def test_field_kinds_are_built_in_registry_order() -> None:
-    assert [spec.kind.value for spec in FIELD_KINDS] == [
-        "missing_required",
-        "wrong_type",
-        "out_of_enum",
-        "below_minimum",
-        "above_maximum",
-        "too_short",
-        "too_long",
-        "pattern_mismatch",
-        "null_value",
+def _case_kind_rows() -> list[tuple[str, str, str]]:
+    """The ``| `kind` | built | meaning |`` rows of docs/checks.md "Case kinds", in order."""
+    table = _section(CHECKS, "## Case kinds").split("\n### ", 1)[0]  # not the deep edge classes
+    rows = re.findall(r"^\| `(\w+)` \| ([^|]+?) \| ([^|]+?) \|$", table, re.M)
+    return [(kind, built, meaning) for kind, built, meaning in rows]
+
+
+def test_the_case_kinds_table_is_in_registry_order_which_orders_every_reports_cases() -> None:
+    # The order is pinned on purpose (it orders every report's cases): the table in the docs is
+    # the pin, so a new kind is a record here and a row there, in the same place.
+    rows = _case_kind_rows()
+    assert [kind for kind, _, _ in rows] == [spec.kind.value for spec in CASE_KINDS]
+    for (kind, built, meaning), spec in zip(rows, CASE_KINDS, strict=True):
+        assert (built == "per field") == (spec.field is not None), kind
+        assert spec.meaning.endswith(meaning), f"{kind}: the table and the record disagree"
+
+
+def test_the_readme_points_at_the_case_kinds_table_instead_of_listing_the_kinds() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    paragraph = readme[readme.index("Per tool mcprobe sends") :].split("\n\n", 1)[0]
+    assert "(docs/checks.md#case-kinds)" in paragraph
+    named = {spec.kind.value for spec in CASE_KINDS if f"`{spec.kind.value}" in paragraph}
+    assert len(named) < 4, f"a hand-kept list of kinds goes stale: {sorted(named)}"
+
+
+def test_the_case_generators_docstring_names_every_kind_it_builds() -> None:
+    from mcprobe.core.cases import generate
+
+    doc = generate.__doc__ or ""
+    built_elsewhere = {CaseKind.UNKNOWN_TOOL}  # the once-per-server probe (core/calls/classify)
+    missing = [
+        spec.kind.value
+        for spec in CASE_KINDS
+        if spec.kind not in built_elsewhere and f"``{spec.kind.value}``" not in doc
     ]
+    assert missing == [], "core/cases/generate.py's docstring lists the kinds: add these"
 
 
 # --------------------------------------------------------------------------- deep edge classes
@@ -168,14 +192,16 @@ def test_the_library_format_type_lists_exactly_the_registered_formats() -> None:
 
 
 def test_an_unknown_format_is_one_usage_error_naming_the_known_ones() -> None:
-    with pytest.raises(UsageError, match="expected md, json, sarif, junit or html"):
+    *first, last = FORMAT_NAMES  # the sentence follows the registry: a new format joins it
+    sentence = f"expected {', '.join(first)} or {last}"
+    assert last not in first and all(name in sentence for name in FORMAT_NAMES)
+    with pytest.raises(UsageError, match=re.escape(sentence)):
         output_format("html5")
     assert len({f.extension for f in FORMATS}) == len(FORMATS)
 
 
-_FORMAT_LIST = re.compile(
-    r"\b(?:md|json|sarif|junit|html)(?:(?:, or |, |,| or |\|)(?:md|json|sarif|junit|html)\b){3,}"
-)
+_FORMAT_NAME = "(?:" + "|".join(map(re.escape, FORMAT_NAMES)) + ")"
+_FORMAT_LIST = re.compile(rf"\b{_FORMAT_NAME}(?:(?:, or |, |,| or |\|){_FORMAT_NAME}\b){{3,}}")
 
 
 def _hand_kept_format_lists(path: Path) -> list[int]:
@@ -211,6 +237,35 @@ def test_no_help_text_or_table_lists_the_formats_by_hand() -> None:
         if (lines := _hand_kept_format_lists(path))
     }
     assert found == {}, "read report.formats (FORMAT_NAMES, expected_names, output_format)"
+
+
+_DOC_FORMAT_NAME = rf"[`'\"]?{_FORMAT_NAME}[`'\"]?"
+_DOC_SEPARATOR = (
+    r"(?:, or |, |,| or |\\?\|| \| )"  # prose, a comma list, `a\|b` in a table, `"a" | "b"`
+)
+_DOC_FORMAT_LIST = re.compile(
+    rf"(?<![\w.]){_DOC_FORMAT_NAME}(?:{_DOC_SEPARATOR}{_DOC_FORMAT_NAME}(?![\w.])){{3,}}"
+)
+
+
+def _doc_paragraphs_listing_some_formats() -> list[str]:
+    """Paragraphs of the user docs with a list of four or more format names that leave one
+    out (the paragraph as a whole must name every format, so a new one cannot be forgotten)."""
+    docs = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    docs += sorted((ROOT / "skills").rglob("*.md"))
+    return [
+        f"{path.relative_to(ROOT)}: {paragraph.strip()[:120]}"
+        for path in docs
+        for paragraph in path.read_text(encoding="utf-8").split("\n\n")
+        if not paragraph.startswith("```sh")  # an example command may pick a few
+        and _DOC_FORMAT_LIST.search(paragraph)
+        and not all(re.search(rf"(?<![\w.]){name}(?![\w])", paragraph) for name in FORMAT_NAMES)
+    ]
+
+
+def test_every_list_of_formats_in_the_docs_names_them_all() -> None:
+    assert _DOC_FORMAT_LIST.search("`--format md\\|json\\|sarif\\|junit`")  # it sees a list
+    assert _doc_paragraphs_listing_some_formats() == []
 
 
 def test_a_new_format_reaches_the_report_directory_file_names(

@@ -1,5 +1,5 @@
 """The exit codes of ``mcprobe``: one table, rendered into ``--help`` and checked against the
-README, ``docs/cli.md`` and the agent skill by ``tests/test_exit_codes.py``.
+README, ``docs/cli.md`` and the agent skill by ``tests/front/test_exit_codes.py``.
 
 Stdlib only (the CLI renders ``--help`` before any heavy import). ``cli/commands.py`` keeps its
 ``EXIT_*`` constants; a test keeps them and this table equal, so a new code cannot go

@@ -8,9 +8,11 @@ this table. Importing
 it is cheap: each renderer module is imported only when its format is rendered (the CLI checks
 its arguments before the heavy imports).
 
-To add a format: a renderer module in ``mcprobe/report/`` (``render_x(report) -> str``, pure),
-one ``OutputFormat`` in ``FORMATS`` and its name in ``ReportFormat`` below (a test keeps the two
-equal), a line in docs/cli.md and a golden or behaviour test.
+To add a format: a renderer module in ``mcprobe/report/render/`` (``render_x(report) -> str``,
+pure); here, its wrapper (after the others), its ``OutputFormat`` (last in ``FORMATS``) and its
+name in ``ReportFormat`` just below them (a static ``Literal`` so type checkers see the names; a
+test keeps it equal to ``FORMATS``); its entry in docs/cli.md "Output formats"; and a test that
+names it. Every message and test that lists the formats derives the list from ``FORMAT_NAMES``.
 """
 
 from __future__ import annotations
@@ -32,9 +34,6 @@ __all__ = [
     "output_format",
     "render",
 ]
-
-ReportFormat = Literal["md", "json", "sarif", "junit", "html"]
-"""The names of ``FORMATS``, for type checkers (a test keeps the two equal)."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +106,8 @@ FORMATS: tuple[OutputFormat, ...] = (
     ),
     OutputFormat("html", "HTML", "text/html", ".html", _html),
 )
+ReportFormat = Literal["md", "json", "sarif", "junit", "html"]
+"""The names of ``FORMATS``, for type checkers (a test keeps the two equal)."""
 FORMAT_NAMES: tuple[str, ...] = tuple(f.name for f in FORMATS)
 
 

@@ -190,7 +190,7 @@ async def test_a_bystander_in_flight_at_a_death_is_replayed_before_the_killers_o
     # four are suspects of one death. Once "bomb valid" proved itself a killer, alpha's case is
     # replayed before bomb's other two, so the restart budget (3) judges it instead of running
     # out on a second and third proof against bomb (it used to end notRun, as seen on
-    # tests/test_hostile_targets.py dies_during_one_call at concurrency 4).
+    # tests/client/test_hostile_targets.py dies_during_one_call at concurrency 4).
     bomb = {
         "name": "bomb",
         "description": "The bomb tool, for tests.",

@@ -1,4 +1,4 @@
-"""Helpers several test modules share, from tests/test_demo_golden.py
+"""Helpers several test modules share, from tests/engine/test_demo_golden.py
 (no test module imports another)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Helpers several test modules share, from tests/test_canary_channels.py
+"""Helpers several test modules share, from tests/client/test_canary_channels.py
 (no test module imports another)."""
 
 from __future__ import annotations

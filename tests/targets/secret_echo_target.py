@@ -1,5 +1,5 @@
 """A raw stdio MCP server that echoes the values of environment variables everywhere it can,
-for the redaction tests (``tests/test_redaction.py``). No SDK import: it starts fast.
+for the redaction tests (``tests/front/test_redaction.py``). No SDK import: it starts fast.
 
 Run as ``python tests/targets/secret_echo_target.py [--die] [--named] NAME [NAME ...]``: the
 values of those variables (joined by spaces; empty when unset) are "what it heard". ``--die``:

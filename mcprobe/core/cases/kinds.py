@@ -11,8 +11,9 @@ builder only proposes; it never needs to be right. Builders that cannot make a c
 
 To add a malformed kind: a ``CaseKind`` member (model.py), a builder here and one ``CaseKindSpec``
 in ``CASE_KINDS`` (tuple order = the order of a field's cases), a ``| `kind` |`` row in the
-"Case kinds" table of docs/checks.md, a test in tests/core/test_cases.py and the kind in
-tests/test_registries.py's pinned field-kind order.
+"Case kinds" table of docs/checks.md in the same place (the table's order is the pin: it orders
+every report's cases), the kind named in core/cases/generate.py's docstring, and a test in
+tests/core/test_cases.py. tests/test_registries.py checks each against ``CASE_KINDS``.
 """
 
 from __future__ import annotations

@@ -4,7 +4,6 @@ surface_server.py): conforming by default, and one defect at a time makes exactl
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import anyio
 import pytest
@@ -14,10 +13,11 @@ from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.audit import audit
 from mcprobe.engine.request import AuditRequest
 from mcprobe.report.model import ConformanceReport
+from tests.support.paths import TARGETS
 
 pytestmark = pytest.mark.anyio
 
-SERVER = Path(__file__).parent / "targets" / "surface_server.py"
+SERVER = TARGETS / "surface_server.py"
 
 
 async def _audit(*defects: str, fuzz: bool = False) -> ConformanceReport:

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import io
 import re
-from pathlib import Path
 
 import pytest
 
 from mcprobe.cli import commands as cli
 from mcprobe.cli.exit_codes import EXIT_CODES, PRECEDENCE
+from tests.support.paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 CODES = {entry.code for entry in EXIT_CODES}
 
 

@@ -5,7 +5,6 @@ checks fire only where they belong."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import anyio
 import pytest
@@ -15,10 +14,11 @@ from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.audit import audit
 from mcprobe.engine.request import AuditRequest
 from mcprobe.report.model import ConformanceReport
+from tests.support.paths import TARGETS
 
 pytestmark = pytest.mark.anyio
 
-SERVER = Path(__file__).parent / "targets" / "era_server.py"
+SERVER = TARGETS / "era_server.py"
 
 
 def _spec(*argv: str, protocol: str = "auto") -> TargetSpec:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import anyio
 import pytest
@@ -29,8 +28,9 @@ from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.audit import audit
 from mcprobe.engine.request import AuditRequest
 from mcprobe.report.model import ConformanceReport
+from tests.support.paths import TARGETS
 
-SERVER = Path(__file__).parent / "targets" / "progress_server.py"
+SERVER = TARGETS / "progress_server.py"
 _CHECKS = ("protocol.progress", "protocol.progress_total", "protocol.cancellation")
 
 
@@ -232,7 +232,7 @@ async def test_the_python_sdks_progress_passes_over_stdio_and_http_and_cancels_o
     stdio = TargetSpec(
         "stdio",
         command=sys.executable,
-        args=(str(Path(__file__).parent / "targets" / "sdk_progress_server.py"),),
+        args=(str(TARGETS / "sdk_progress_server.py"),),
         connect_timeout=20,
         call_timeout=10,
     )

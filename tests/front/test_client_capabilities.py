@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import json
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -16,8 +15,9 @@ from mcprobe.core.client_capabilities import (
     parse_client_capabilities,
     wire_capabilities,
 )
+from tests.support.paths import TARGETS
 
-SERVER = Path(__file__).parent / "targets" / "surface_server.py"
+SERVER = TARGETS / "surface_server.py"
 
 
 def test_a_comma_list_or_none_is_parsed_and_anything_else_is_refused() -> None:

@@ -32,6 +32,7 @@ from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.audit import audit
 from mcprobe.engine.request import AuditRequest
 from mcprobe.report.model import ConformanceReport, FuzzResultOut
+from tests.support.paths import REPO_ROOT
 from tests.targets import RAWSERVER, TARGETS_DIR
 from tests.targets.batch_http import batch_server
 from tests.targets.batch_legacy_sse import LegacyBatchServer
@@ -49,7 +50,7 @@ from tests.targets.processes import read_pids, survivors_killed
 pytestmark = pytest.mark.anyio
 
 PY = sys.executable
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 CONNECT = 2.0
 CALL = 2.0  # per call: a healthy call must be answered within it on a loaded machine too
 LOAD = min(4.0, max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1)))

@@ -4,7 +4,7 @@ Volatile fields are normalised before comparing: latencies (``latencyMs`` and th
 ``N ms`` cells), the interpreter path and the checkout directory in ``target``.
 Regenerate after an intended change with::
 
-    MCPROBE_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_demo_golden.py
+    MCPROBE_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/engine/test_demo_golden.py
 
 and review the diff of ``tests/golden/demo_report.md`` / ``.json`` before committing.
 """
@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -33,10 +32,11 @@ from tests.support.demo_golden import (
 )
 from tests.support.fake_target import audit_open
 from tests.support.golden import check_golden
+from tests.support.paths import REPO_ROOT
 
 pytestmark = pytest.mark.anyio
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 GOLDEN_MD = GOLDEN / "demo_report.md"
 
 DEMO_SPEC = TargetSpec(
