@@ -404,3 +404,52 @@ def test_a_draft_04_schema_is_judged_in_its_own_dialect() -> None:
     edges = {e.edge for e in plan.edges}
     assert {"zero", "int53"} <= edges
     assert "negativeZero" not in edges  # draft-04: -0.0 is a number, not an integer
+
+
+SEQUENTIAL = _tool(
+    {
+        "thought": {"type": "string"},
+        "thoughtNumber": {"type": "integer", "minimum": 1},
+        "isRevision": {"type": "boolean"},
+        "branchFromThought": {"type": "integer", "minimum": 1},
+        "branchId": {"type": "string"},
+    },
+    required=["thought", "thoughtNumber"],
+)
+
+
+def test_an_absent_optional_fields_edges_carry_its_companions_named_with_the_same_word() -> None:
+    # server-sequential-thinking records a branch only `if (branchFromThought && branchId)`:
+    # `branchId: "__proto__"` alone never reaches `this.branches[branchId].push`
+    base = {"thought": "a", "thoughtNumber": 1}
+    plan = _plan(SEQUENTIAL, base)
+    proto = next(e for e in plan.edges if e.label == "deep:branchId:protoKey")
+    assert proto.arguments == {**base, "branchFromThought": 1, "branchId": "__proto__"}
+    assert all(
+        isinstance(e.arguments, dict) and "branchFromThought" in e.arguments
+        for e in plan.edges
+        if e.field == "branchId"
+    )
+    zero = [e for e in plan.edges if e.field == "isRevision"]
+    assert zero and all(
+        isinstance(e.arguments, dict) and set(e.arguments) == {*base, "isRevision"} for e in zero
+    )
+    assert all(is_valid(SEQUENTIAL["inputSchema"], e.arguments) for e in plan.edges)
+
+
+def test_a_field_present_in_the_base_or_required_has_no_companions() -> None:
+    base = {"thought": "a", "thoughtNumber": 1, "branchFromThought": 2}
+    plan = _plan(SEQUENTIAL, base)
+    for e in plan.edges:
+        if e.field == "branchId":
+            assert isinstance(e.arguments, dict) and e.arguments["branchFromThought"] == 2
+    tool = _tool(
+        {"pageSize": {"type": "integer"}, "pageToken": {"type": "string"}},
+        required=["pageSize"],
+    )
+    plan = _plan(tool, {"pageSize": 5})
+    assert all(
+        isinstance(e.arguments, dict) and e.arguments.get("pageSize") in (5, e.value)
+        for e in plan.edges
+        if e.field == "pageToken"
+    )

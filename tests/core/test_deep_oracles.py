@@ -528,3 +528,97 @@ def test_nothing_a_target_sends_makes_judging_raise() -> None:
     answers = [DeepAnswer(_edge("name", f"odd{n}", n), raw) for n, raw in enumerate(odd)]
     findings = _judge(*answers, base=RawCall(RawKind.RESULT, result=[]), tool={"name": 3})
     assert {f.oracle for f in findings} <= {Oracle.DIFFERENTIAL}
+
+
+# --------------------------------------------------------------------------- real-server lessons
+
+
+def test_a_runtime_message_the_author_framed_with_the_field_name_is_a_refusal() -> None:
+    # mcp-server-time: `timezone: "UTC\u0000"` answers "Invalid timezone: embedded null byte":
+    # caught, and the author said which value was wrong
+    findings = _judge(
+        (
+            _edge("name", "nul", "ada\x00"),
+            _refused("Error executing tool lookup: Invalid name: embedded null byte"),
+        ),
+        (
+            _edge("name", "emptyString", ""),
+            _refused("Error executing tool lookup: Invalid name: ''"),
+        ),
+    )
+    assert findings == ()
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        # mcp-server-git: the SDK's frame alone, even where the tool's name holds the field's
+        "Error executing tool name_lookup: embedded null byte",
+        # server-sequential-thinking: the field named in code before the message, no reason
+        '{"error": "this.branches[input.name].push is not a function", "status": "failed"}',
+        # an author's clause that names another field
+        "Invalid query: embedded null byte",
+    ],
+)
+def test_a_runtime_message_without_an_authors_reason_naming_the_field_is_a_runtime_error(
+    words: str,
+) -> None:
+    findings = _judge(
+        (_edge("name", "nul", "ada\x00"), _refused(words)),
+        (_edge("name", "emptyString", ""), _ok()),
+    )
+    assert _oracles(findings) == [("name", Oracle.RUNTIME_ERROR)]
+
+
+def test_any_errno_on_a_path_like_field_is_the_systems_refusal_not_a_differential() -> None:
+    # server-filesystem: `path: ""` resolves to the allowed directory, and reading it is EISDIR
+    findings = _judge(
+        (
+            _edge("path", "emptyString", ""),
+            _refused("EISDIR: illegal operation on a directory, read"),
+        ),
+        (
+            _edge("path", "nonAscii", "a\u00e9"),
+            _refused("ENOENT: no such file or directory, open '/srv/data/a\u00e9'"),
+        ),
+        (
+            _edge("path", "nul", "a\x00"),
+            _refused("Access denied - path outside allowed directories"),
+        ),
+    )
+    assert findings == ()
+
+
+def _combined(first: str, second: str, edge: str, values: list[JSON]) -> Edge:
+    field = f"{first}+{second}"
+    arguments = {**BASE, first: values[0], second: values[1]}
+    return Edge("lookup", field, edge, values, arguments, f"deep:{field}:{edge}")
+
+
+def test_a_combination_that_only_repeats_a_single_fields_finding_is_no_second_finding() -> None:
+    crash = "Error executing tool lookup: embedded null byte"
+    findings = _judge(
+        (_edge("name", "nul", "ada\x00"), _refused(crash)),
+        (_edge("name", "emptyString", ""), _ok()),
+        (_combined("name", "query", "nul+emptyString", ["ada\x00", ""]), _refused(crash)),
+    )
+    assert _oracles(findings) == [("name", Oracle.RUNTIME_ERROR)]
+
+
+def test_a_combination_with_words_of_its_own_is_its_own_finding() -> None:
+    findings = _judge(
+        (
+            _edge("name", "nul", "ada\x00"),
+            _refused("Error executing tool lookup: embedded null byte"),
+        ),
+        (_edge("name", "emptyString", ""), _ok()),
+        (_edge("query", "emptyString", ""), _ok()),
+        (
+            _combined("name", "query", "emptyString+emptyString", ["", ""]),
+            _refused("TypeError: Cannot read properties of undefined (reading 'trim')"),
+        ),
+    )
+    assert _oracles(findings) == [
+        ("name", Oracle.RUNTIME_ERROR),
+        ("name+query", Oracle.RUNTIME_ERROR),
+    ]

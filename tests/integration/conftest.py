@@ -32,3 +32,19 @@ def default_audit(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], R
         return done[server_id]
 
     return audit
+
+
+@pytest.fixture(scope="session")
+def deep_audit(tmp_path_factory: pytest.TempPathFactory) -> AuditFn:
+    """``deep_audit(server_id, *extra_cli_args)``: ``mcprobe audit --fuzz --deep …`` of a server,
+    run once per session and arguments, and shared."""
+    done: dict[tuple[str, ...], RealAudit] = {}
+
+    def audit(server_id: str, *extra_cli_args: str) -> RealAudit:
+        key = (server_id, *extra_cli_args)
+        if key not in done:
+            workdir = tmp_path_factory.mktemp(f"real-deep-{server_id}")
+            done[key] = audit_real_server(server_id, "--deep", *extra_cli_args, workdir=workdir)
+        return done[key]
+
+    return audit

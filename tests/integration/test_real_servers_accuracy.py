@@ -260,3 +260,96 @@ def test_filesystem_file_tools_read_a_file_inside_the_allowed_directory(
         assert valid[name]["outcome"] == "ok" and not valid[name]["inconclusive"], name
     assert valid["list_directory"]["arguments"]["path"].endswith("/fixture")
     assert not any("EISDIR" in (r["message"] or "") for r in valid.values())
+
+
+# --------------------------------------------------------------------------- issue 25: --deep
+
+Finding = tuple[str, str, str]  # (tool, field, oracle)
+
+# Every deep finding on the seven official servers under the default seed, each reproduced by
+# hand with raw JSON-RPC (3/3) and read as the maintainer would (docs/accuracy.md, issue 25):
+_NUL_REPO = "repo_path", "runtimeError"  # open_repo(path + NUL): "embedded null byte", no reason
+DEEP_EXPECTED: dict[str, set[Finding]] = {
+    "everything": set(),
+    "fetch": set(),  # no working base offline: nothing deep-fuzzed
+    # path "" resolves to the allowed directory: EISDIR is the system's refusal (silent); NUL
+    # is refused "Access denied - path outside allowed directories"; head 0.5 is accepted
+    "filesystem": set(),
+    "git": {
+        *((tool, *_NUL_REPO) for tool in ("git_status", "git_diff_unstaged", "git_diff_staged")),
+        *((tool, *_NUL_REPO) for tool in ("git_reset", "git_log", "git_checkout", "git_show")),
+        # the SDK's pre-parsing reads "[]" / "{}" as a list / dict for an Optional[str] field,
+        # then pydantic refuses the valid string: "input_type=list"
+        ("git_log", "start_timestamp", "schemaContradiction"),
+        ("git_log", "end_timestamp", "schemaContradiction"),
+        # a NUL reaches the git command line: "embedded null byte" from subprocess, no reason
+        ("git_log", "start_timestamp", "runtimeError"),
+        ("git_log", "end_timestamp", "runtimeError"),
+    },
+    "memory": set(),  # prototype keys survive; every base is an empty list
+    # branchId "__proto__" with its companion branchFromThought 1:
+    # "this.branches[input.branchId].push is not a function"
+    "sequential-thinking": {("sequentialthinking", "branchId", "runtimeError")},
+    # timezone "UTC\u0000": "Invalid timezone: embedded null byte", a refusal naming the field
+    "time": set(),
+}
+# With the realistic examples git_diff and git_branch have a working base too (the placeholder
+# branch_type "example" is refused): git_branch's contains/not_contains show the same two SDK
+# and subprocess defects. git_branch `contains: ""` ("malformed object name", exit 129) is not
+# found: every malformed sha gets that refusal, which no oracle can tell from validation.
+DEEP_EXPECTED_REALISTIC_GIT: set[Finding] = {
+    *DEEP_EXPECTED["git"],
+    ("git_diff", *_NUL_REPO),
+    ("git_branch", *_NUL_REPO),
+    ("git_branch", "contains", "schemaContradiction"),
+    ("git_branch", "contains", "runtimeError"),
+    ("git_branch", "not_contains", "schemaContradiction"),
+    ("git_branch", "not_contains", "runtimeError"),
+}
+
+
+def _deep_findings(report: dict[str, Any]) -> set[Finding]:
+    deep = report["deep"]
+    assert deep is not None and deep["seed"] == 0
+    return {(t["tool"], f["field"], f["oracle"]) for t in deep["tools"] for f in t["findings"]}
+
+
+def test_the_deep_expectations_name_every_official_server() -> None:
+    assert set(DEEP_EXPECTED) == set(SERVER_IDS)
+
+
+@pytest.mark.parametrize("server_id", SERVER_IDS)
+def test_every_deep_finding_on_an_official_server_is_a_confirmed_defect_and_each_is_found(
+    server_id: str, deep_audit: Callable[..., RealAudit]
+) -> None:
+    run = deep_audit(server_id)
+    assert run.returncode in (0, 3, 4), run.stderr[-2000:]
+    found = _deep_findings(run.report)
+    expected = DEEP_EXPECTED[server_id]
+    assert found - expected == set(), "precision: a deep finding nobody confirmed"
+    assert expected - found == set(), "recall: a confirmed defect was not found"
+
+
+def test_with_realistic_examples_deep_reaches_git_branch_and_git_diff_and_stays_precise(
+    deep_audit: Callable[..., RealAudit], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    examples = tmp_path_factory.mktemp("deep-git-examples") / "examples.json"
+    examples.write_text(json.dumps(REALISTIC["git"]), encoding="utf-8")
+    run = deep_audit("git", "--examples", str(examples))
+    assert run.returncode in (0, 3, 4), run.stderr[-2000:]
+    found = _deep_findings(run.report)
+    assert found - DEEP_EXPECTED_REALISTIC_GIT == set(), "precision"
+    assert DEEP_EXPECTED_REALISTIC_GIT - found == set(), "recall"
+    branch = next(t for t in run.report["deep"]["tools"] if t["tool"] == "git_branch")
+    assert branch["base"]["branch_type"] == "local" and branch["baseSource"] == "user"
+
+
+@pytest.mark.parametrize("server_id", SERVER_IDS)
+def test_each_deep_finding_shows_its_base_the_changed_arguments_and_the_answer(
+    server_id: str, deep_audit: Callable[..., RealAudit]
+) -> None:
+    for tool in deep_audit(server_id).report["deep"]["tools"]:
+        for finding in tool["findings"]:
+            assert finding["base"] == tool["base"] and finding["arguments"] != tool["base"]
+            assert finding["answer"] and finding["why"]
+            assert finding["label"] == f"deep:{finding['field']}:{finding['edge']}"

@@ -96,16 +96,13 @@ def test_every_tool_of_an_official_server_is_called_isolated_and_the_fixture_is_
     assert {entry["name"] for entry in report["fuzz"]} == _called(report)
 
 
-def test_an_unannotated_sqlite_server_gets_its_destructive_write_tool_called_isolated(
-    tmp_path: Path,
-) -> None:
-    _skip()
+def _sqlite_server(fixture: Path) -> Server:
+    """mcp-server-sqlite on a fresh ``data.db`` in ``fixture`` (table ``t``, one row)."""
     binary = SANDBOX_CACHE / "venv-sqlite" / "bin" / "mcp-server-sqlite"
     if not binary.exists():
         pytest.skip(
             f"mcp-server-sqlite is not installed in {SANDBOX_CACHE}: scripts/sandbox_servers"
         )
-    fixture = make_fixture(tmp_path)
     database = fixture / "data.db"
     subprocess.run(
         [
@@ -117,7 +114,7 @@ def test_an_unannotated_sqlite_server_gets_its_destructive_write_tool_called_iso
         ],
         check=True,
     )
-    server = Server(
+    return Server(
         "sqlite",
         "pypi",
         "mcp-server-sqlite",
@@ -128,6 +125,14 @@ def test_an_unannotated_sqlite_server_gets_its_destructive_write_tool_called_iso
         "",
         SQLITE_TOOLS,
     )
+
+
+def test_an_unannotated_sqlite_server_gets_its_destructive_write_tool_called_isolated(
+    tmp_path: Path,
+) -> None:
+    _skip()
+    fixture = make_fixture(tmp_path)
+    server = _sqlite_server(fixture)
     command = audit_command(server, fixture, tmp_path / "report.json", ("--sandbox", "required"))
     assert command[: len(NETNS)] == NETNS and mcprobe_executable() in command
     report = _audit(tmp_path, command, fixture)
@@ -138,3 +143,27 @@ def test_an_unannotated_sqlite_server_gets_its_destructive_write_tool_called_iso
     describe = next(r for r in report["fuzz"] if r["name"] == "describe_table")
     assert describe["kind"] == "valid" and describe["arguments"] == {"table_name": "t"}
     assert "a value the answer of `list_tables` named" in describe["note"]
+
+
+def test_deep_on_the_sqlite_server_finds_only_its_sql_error_answered_as_success(
+    tmp_path: Path,
+) -> None:
+    """Issue 25 on a third-party server, isolated: describe_table builds
+    ``PRAGMA table_info({table_name})`` by string formatting and answers the SQLite error as an
+    ok result ("Database error: near \")\": syntax error" for ``""``), where the base (the table
+    ``t`` list_tables named) succeeds: a real error dressed as success, reproduced by hand. Every
+    other deep edge of the six tools is answered cleanly (or like its base)."""
+    _skip()
+    fixture = make_fixture(tmp_path)
+    server = _sqlite_server(fixture)
+    extra = ("--sandbox", "required", "--deep")
+    report = _audit(
+        tmp_path, audit_command(server, fixture, tmp_path / "report.json", extra), fixture
+    )
+    deep = report["deep"]
+    assert deep is not None and deep["sent"] > 0 and not deep["budgetHit"]
+    found = {(t["tool"], f["field"], f["oracle"]) for t in deep["tools"] for f in t["findings"]}
+    assert found == {("describe_table", "table_name", "errorAsSuccess")}
+    (finding,) = next(t for t in deep["tools"] if t["tool"] == "describe_table")["findings"]
+    assert finding["base"] == {"table_name": "t"}
+    assert finding["answer"].startswith("Database error:")

@@ -18,7 +18,12 @@ the classes that found the most real defects first: ``emptyString``, ``jsonLooki
 generator does; a property whose ``$ref`` does not resolve is skipped with a note), and the
 properties of a nested object present in the base, to ``MAX_EDGE_DEPTH`` levels (dotted:
 ``opts.limit``). An absent optional property gets ``optionalPresent`` (a valid value from the
-case generator's ``ValueSynthesizer``) and, added the same way, the edges of its type. A field
+case generator's ``ValueSynthesizer``) and, added the same way, the edges of its type. Its
+**companions** come along on each of its edges: the other absent optional properties of the same
+object whose name starts with the same word of at least ``COMPANION_WORD`` letters
+(``branchId`` with ``branchFromThought``, ``pageToken`` with ``pageSize``), at a synthesized
+valid value, since such fields are read together (``if (a.branchFromThought && a.branchId)``)
+and an edge of one alone never reaches the code that uses it. A field
 with ``enum``/``const`` only gets candidates that are members. A field with a ``format`` only
 gets the classes that keep that format: URL and hostname formats get ``badHostname``, other
 formats no string edges. Path-like fields (by name, as ``cases.discovery`` names directories,
@@ -71,6 +76,7 @@ from mcprobe.core.schema.dialect import schema_problems, validator_class_for
 from mcprobe.core.schema.view import SchemaTooDeep, allowed_types_of_view, json_type
 
 __all__ = [
+    "COMPANION_WORD",
     "EDGE_CLASSES",
     "MAX_COMBINATIONS",
     "MAX_EDGE_DEPTH",
@@ -83,6 +89,7 @@ __all__ = [
 ]
 
 MAX_EDGE_DEPTH = 3  # nested object properties walked (``a.b.c``)
+COMPANION_WORD = 4  # the shortest first name word that makes two optional fields companions
 MAX_COMBINATIONS = 3
 MAX_FIELDS = 64  # fields planned per tool (a hostile schema stays bounded)
 MAX_ITEMS_EDGE = 100  # a ``maxItems`` above this gets no ``maxItems`` edge
@@ -525,11 +532,23 @@ class SchemaJudge:
         self._evolved.clear()
 
 
+_Change = tuple[tuple[str, ...], JSON]
+
+
 @dataclass(frozen=True, slots=True)
 class _Proposal:
     path: tuple[str, ...]
     edge: str
     value: JSON
+    companions: tuple[_Change, ...] = ()  # absent optional fields sent along (see the docstring)
+
+
+def _changes(proposals: tuple[_Proposal, ...]) -> tuple[_Change, ...]:
+    """What the proposals set: their companions first, then their own values (a field that is
+    one proposal's companion and another's change keeps the change)."""
+    own = {p.path for p in proposals}
+    along = tuple(c for p in proposals for c in p.companions if c[0] not in own)
+    return (*along, *((p.path, p.value) for p in proposals))
 
 
 def _with(base: dict[str, JSON], changes: tuple[tuple[tuple[str, ...], JSON], ...]) -> JSON:
@@ -583,6 +602,35 @@ class _Planner:
         self.dropped = 0
         self.fields = 0
         self.skipped_paths: list[str] = []
+        self.companions: dict[tuple[str, ...], tuple[_Change, ...]] = {}
+
+    def _note_companions(
+        self, props: dict[str, Any], obj: dict[str, JSON], needed: set[str], path: tuple[str, ...]
+    ) -> None:
+        """Fill ``self.companions`` for the absent optional properties of one object."""
+        groups: dict[str, list[str]] = {}
+        for prop in props:
+            words = _words(str(prop))
+            if prop in obj or prop in needed or not words or len(words[0]) < COMPANION_WORD:
+                continue
+            groups.setdefault(words[0], []).append(str(prop))
+        for names in groups.values():
+            if len(names) < 2:
+                continue
+            values: dict[str, JSON] = {}
+            for name in names:
+                sub = props[name]
+                try:
+                    view = self.synth.view_of(sub if isinstance(sub, dict) else {})
+                    values[name] = self.synth.value_for(view, name=name)
+                except (Unsatisfiable, SchemaTooDeep, RecursionError):
+                    continue
+            for name in names:
+                self.companions[(*path, name)] = tuple(
+                    ((*path, other), copy_json(value))
+                    for other, value in values.items()
+                    if other != name
+                )
 
     def sites(
         self, view: dict[str, Any], obj: dict[str, JSON], path: tuple[str, ...]
@@ -594,6 +642,7 @@ class _Planner:
         needed = (
             set(r for r in required if isinstance(r, str)) if isinstance(required, list) else set()
         )
+        self._note_companions(props, obj, needed, path)
         for prop, sub in props.items():
             here = (*path, str(prop))
             dotted = ".".join(here)
@@ -635,6 +684,7 @@ class _Planner:
     def edges_of(self, path: tuple[str, ...], site: EdgeSite) -> list[_Proposal]:
         found: list[_Proposal] = []
         members = _declared(site.view)
+        companions = self.companions.get(path, ())
         for spec in EDGE_CLASSES:
             if len(found) >= self.per_field:
                 break
@@ -648,13 +698,19 @@ class _Planner:
             taken = {_spelled(p.value) for p in found}  # -0.0 is not 0 here: sent apart
             candidates = tuple(c for c in candidates if _spelled(c) not in taken)
             for value in candidates:
-                if self.judge.edge_ok(_with(self.base, ((path, value),)), path[0]):
-                    found.append(_Proposal(path, spec.key, value))
+                if self._valid(path, value, companions):
+                    found.append(_Proposal(path, spec.key, value, companions))
                     break
             else:
                 if candidates:
                     self.dropped += 1
         return found
+
+    def _valid(self, path: tuple[str, ...], value: JSON, companions: tuple[_Change, ...]) -> bool:
+        arguments = _with(self.base, ((path, value), *companions))
+        if companions:
+            return self.judge.whole(arguments)
+        return self.judge.edge_ok(arguments, path[0])
 
     def edge(self, changes: tuple[_Proposal, ...]) -> Edge:
         field = "+".join(".".join(p.path) for p in changes)
@@ -664,7 +720,7 @@ class _Planner:
             if len(changes) == 1
             else [copy_json(p.value) for p in changes]
         )
-        arguments = _with(self.base, tuple((p.path, p.value) for p in changes))
+        arguments = _with(self.base, _changes(changes))
         return Edge(self.name, field, kind, value, arguments, f"deep:{field}:{kind}")
 
 
@@ -746,7 +802,7 @@ def _plan(
             break
         if a.path[: len(b.path)] == b.path or b.path[: len(a.path)] == a.path:
             continue  # a field and a field inside it: not two changes
-        if judge.whole(_with(base, ((a.path, a.value), (b.path, b.value)))):
+        if judge.whole(_with(base, _changes((a, b)))):
             order.append((a, b))
         else:
             planner.dropped += 1

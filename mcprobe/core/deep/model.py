@@ -50,7 +50,8 @@ class Edge:
     for a combination), ``edge`` the edge class (``emptyString``, ``nul``, ``jsonLooking``,
     ``protoKey``, ``fraction``, ``zero``, ``minusOne``, ``int32``, ``int53``, ``negativeZero``,
     ``emptyArray``, ``oneElement``, ``maxItems``, ``nested``, ``optionalPresent``…),
-    ``value`` the value put there and ``arguments`` the whole call (the minimal reproduction).
+    ``value`` the value put there and ``arguments`` the whole call (the minimal reproduction;
+    an absent optional field's edges also carry its companions, ``core/deep/edges.py``).
     ``label``: ``deep:<field>:<edge>``, unique within the tool."""
 
     tool: str

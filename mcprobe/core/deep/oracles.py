@@ -9,12 +9,18 @@ answer an error dressed as success or an output-schema violation. What never cou
 - an answer ``environment_cause`` explains (network, a missing binary…), unless the base said
   the same (then the message is the tool's background, not what the edge did);
 - an errno on the path that was sent (``ENOENT … 'the/path'``): a refusal the user can act on;
-- for a runtime error, text identical on every edge of the field (that is validation);
+  on a path-like field any errno (``EISDIR`` for ``""``, which resolves to a directory): the
+  operating system's answer about the path the field names;
+- for a runtime error, text identical on every edge of the field (that is validation), or a
+  runtime message the author framed with the field's name (``Invalid timezone: embedded null
+  byte``: caught and said which value was wrong);
 - for a differential, refusals all of one kind;
 - a death that did not reproduce when replayed alone.
 
 A field that fails on 12 edges is one defect: one finding per (tool, field, oracle), the first
-edge in plan order with the count of the others in ``why``.
+edge in plan order with the count of the others in ``why``. A combination (``a+b``) whose
+finding only repeats one of its single fields' (the same oracle, the same words from the
+server) is that field's defect again and no finding of its own.
 """
 
 from __future__ import annotations
@@ -33,12 +39,15 @@ from mcprobe.core.calls.classify import (
     without_echoes,
 )
 from mcprobe.core.calls.evidence import environment_cause, failure_text
+from mcprobe.core.deep.edges import is_path_like
 from mcprobe.core.deep.model import DeepAnswer, DeepFinding, DeepPlan, Edge, Oracle
 from mcprobe.core.deep.signatures import (
     count_like,
     duration_like,
+    errno_failure,
     errno_on_sent_path,
     exception_class,
+    framed_by_field,
     named_types,
     received_types,
     runtime_class,
@@ -186,11 +195,12 @@ class _FieldFacts:
     allowed: frozenset[str] | None  # None: some part's types are unknown
     duration: bool
     count: bool
+    path: bool  # some part is path-like (``edges.is_path_like``)
 
 
 def _field_facts(tool: JSON, field: str) -> _FieldFacts:
     allowed: set[str] | None = set()
-    duration = count = False
+    duration = count = path_like = False
     for path in field.split("+"):
         schema = _field_schema(tool, path)
         name = path.rsplit(".", 1)[-1]
@@ -199,9 +209,11 @@ def _field_facts(tool: JSON, field: str) -> _FieldFacts:
             name, description if isinstance(description, str) else ""
         )
         count = count or count_like(name)
+        path_like = path_like or is_path_like(name, description)
         types = _types(schema) if schema else set()
         allowed = allowed | types if allowed is not None and types else None
-    return _FieldFacts(frozenset(allowed) if allowed is not None else None, duration, count)
+    frozen = frozenset(allowed) if allowed is not None else None
+    return _FieldFacts(frozen, duration, count, path_like)
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,8 +338,8 @@ def _runtime(reading: _Reading, view: _FieldView) -> str | None:
         # a bare class name (``TypeError: name must be a string``) counts only where the
         # field's refusals differ: the same words on each refused edge are the author's check
         signature = runtime_class(reading.own)
-    if signature is None:
-        return None
+    if signature is None or framed_by_field(reading.text, reading.edge.field):
+        return None  # none, or the author caught it and named the field: a refusal
     return (
         f"{reading.kind} shows {signature} in the server's own words (mcprobe's argument "
         "strings removed), where the base call succeeded"
@@ -389,8 +401,8 @@ def _verdict(
         why = _hang(reading, view, base, call_timeout)
         return (Oracle.HANG, why) if why else None
     if status == _REFUSED:
-        if reading.errno_path:
-            return None
+        if reading.errno_path or (view.facts.path and errno_failure(reading.text)):
+            return None  # the operating system's answer about the path: a refusal
         for oracle, why in (
             (Oracle.SCHEMA_CONTRADICTION, _contradiction(reading, view)),
             (Oracle.RUNTIME_ERROR, _runtime(reading, view)),
@@ -479,8 +491,30 @@ def judge_tool(
                 found.setdefault((field, verdict[0]), []).append((reading, verdict[1]))
     return tuple(
         _finding(plan, shown[0][0], oracle, shown[0][1], len(shown) - 1)
-        for (_, oracle), shown in found.items()
+        for (field, oracle), shown in found.items()
+        if not _repeats_a_part(field, oracle, shown, found)
     )
+
+
+def _said(reading: _Reading) -> str:
+    return " ".join(reading.own.split())
+
+
+def _repeats_a_part(
+    field: str,
+    oracle: Oracle,
+    shown: list[tuple[_Reading, str]],
+    found: dict[tuple[str, Oracle], list[tuple[_Reading, str]]],
+) -> bool:
+    """Whether a combination's finding (``a+b``) only repeats what a single field of it already
+    showed: every edge of the combination got the same oracle and the same words as some edge
+    of ``a`` or ``b`` alone (their minimal reproduction is the single field's)."""
+    if "+" not in field:
+        return False
+    singles = {
+        _said(reading) for part in field.split("+") for reading, _ in found.get((part, oracle), ())
+    }
+    return bool(singles) and all(_said(reading) in singles for reading, _ in shown)
 
 
 # --------------------------------------------------------------------------- read-after-write

@@ -18,8 +18,10 @@ from mcprobe.core.quoting import quoted
 __all__ = [
     "count_like",
     "duration_like",
+    "errno_failure",
     "errno_on_sent_path",
     "exception_class",
+    "framed_by_field",
     "named_types",
     "received_types",
     "runtime_class",
@@ -195,6 +197,40 @@ def runtime_message(text: str) -> str | None:
         return None
     kind = _KIND_WORDS[match.lastgroup or "reasonless"]
     return f"{kind} ({quoted(' '.join(match.group(0).split())[:80])})"
+
+
+# The SDK's own frame around a tool's exception (``Error executing tool X: …``): not the author's
+_SDK_FRAME = re.compile(r"\A\W{0,3}Error executing tool [\w.-]{1,128}\Z", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[:\n.;]")
+
+
+def framed_by_field(text: str, field: str) -> bool:
+    """Whether the runtime message in ``text`` is framed by an author's reason naming
+    ``field``: the clause just before it, up to a colon, names one of the field's words
+    (``Invalid timezone: embedded null byte`` for ``timezone`` or ``source_timezone``). The
+    author caught the exception and said which value was wrong: a refusal, not an uncaught
+    error. The SDK's ``Error executing tool X:`` frame never counts (a tool's name may contain
+    the field's), nor does code before the message (``this.branches[input.branchId].push is
+    not a function`` has no colon before it). Read on the words as sent: the field's name is a
+    key of the arguments, which ``without_echoes`` removes."""
+    match = _RUNTIME.search(text)
+    if match is None or match.lastgroup == "reasonless":
+        return False
+    before = text[: match.start()].rstrip()
+    if not before.endswith(":"):
+        return False
+    clause = _CLAUSE_END.split(before[:-1])[-1].strip()
+    if not clause or _SDK_FRAME.match(clause):
+        return False
+    words = {w for part in field.split("+") for w in _name_words(part.rsplit(".", 1)[-1])}
+    said = _name_words(clause)
+    return any(len(w) >= 3 and w in said for w in words)
+
+
+def errno_failure(text: str) -> bool:
+    """Whether ``text`` is an errno failure on a path (``ENOENT``, ``EISDIR``, ``[Errno 2]``,
+    ``No such file or directory``…): the operating system's answer about that path."""
+    return _ERRNO.search(text) is not None
 
 
 def runtime_class(text: str) -> str | None:
