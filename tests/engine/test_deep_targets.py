@@ -17,11 +17,6 @@ from mcprobe.report.model import ConformanceReport
 from tests.targets import DEEP_CLEAN, DEEP_DEFECTS
 from tests.targets.deep_defects import DEFECTS
 
-# Read-after-write picks ``read_notes`` as the reader of ``save_note`` only once the deep
-# runner's reader choice is fixed (engine/deep_runner.py, being changed on main): until then
-# this one expectation may fail; every other one is strict.
-PENDING_READER_FIX = {"save_note"}
-
 
 def _deep_audit(script: Path, data_dir: Path) -> ConformanceReport:
     async def run() -> ConformanceReport:
@@ -57,9 +52,7 @@ def test_deep_finds_every_defect_of_the_defects_target_with_its_oracle_and_nothi
     defects_report: ConformanceReport,
 ) -> None:
     expected = {(tool, oracle) for tool, (oracle, _) in DEFECTS.items()}
-    strict = {e for e in expected if e[0] not in PENDING_READER_FIX}
-    found = _found(defects_report)
-    assert found - {e for e in expected if e[0] in PENDING_READER_FIX} == strict
+    assert _found(defects_report) == expected
     deep = defects_report.deep
     assert deep is not None and deep.seed == 0 and not deep.budget_hit
     for tool in deep.tools:
@@ -68,10 +61,6 @@ def test_deep_finds_every_defect_of_the_defects_target_with_its_oracle_and_nothi
             assert finding.label == f"deep:{finding.field}:{finding.edge}"
 
 
-@pytest.mark.xfail(
-    reason="read-after-write reader choice (engine/deep_runner.py) is being fixed on main",
-    strict=False,
-)
 def test_a_non_ascii_note_that_breaks_read_notes_is_a_corruption_of_save_note(
     defects_report: ConformanceReport,
 ) -> None:
