@@ -238,6 +238,7 @@ async def _audit_open(
                     # Path-like fields of writing tools: only where their writes are contained or
                     # consented to (the sandbox's private copies, --fuzz-writes).
                     path_edges=isolated or request.fuzz_writes,
+                    words=request.words,
                 )
         # The checks on fresh connections (other processes) start with the attack probes: the
         # probes' latencies are scored nowhere, so a process booting beside them distorts

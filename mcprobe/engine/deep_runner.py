@@ -62,7 +62,7 @@ from mcprobe.core.deep.model import (
 )
 from mcprobe.core.deep.oracles import judge_corruption, judge_tool
 from mcprobe.core.deep.readers import related_readers
-from mcprobe.core.knobs import DEEP, SEED, FrontEnd
+from mcprobe.core.knobs import DEEP, EXAMPLES, SEED, FrontEnd
 from mcprobe.core.model import JSON, CaseResult, FuzzRun, Outcome, RawCall, RawKind
 from mcprobe.core.target_protocol import RestartableTarget, Target
 from mcprobe.engine.fuzz_runner import DEFAULT_CONCURRENCY, MAX_RESTARTS, ProgressCallback
@@ -95,6 +95,18 @@ Judge = Callable[..., tuple[DeepFinding, ...]]
 """``judge_tool(tool, plan, base, answers, *, call_timeout)``."""
 CorruptionJudge = Callable[[DeepAnswer, str, JSON, RawCall, RawCall, JSON], DeepFinding | None]
 """``judge_corruption(writer, read_tool, read_arguments, before, after, base)``."""
+
+
+SLOW_BASE_MS = 1000.0 * SECONDS_PER_TOOL / 2  # a base slower than this gets no deep pass
+
+
+def slow_base(latency_ms: float, words: FrontEnd = "cli") -> str:
+    """Why a tool whose valid call is slow is not deep-fuzzed (in the front-end's words)."""
+    return (
+        f"its valid call took {latency_ms / 1000:.1f} s, more than half of a tool's deep budget "
+        f"({SECONDS_PER_TOOL:g} s): its edges would use up the pass; give it a faster base with "
+        f"{EXAMPLES.named(words)} to deep-fuzz it"
+    )
 
 
 def deep_budget(tools: int, remaining: float | None = None) -> float:
@@ -481,6 +493,7 @@ async def run_deep(
     judge: Judge = judge_tool,
     corruption: CorruptionJudge = judge_corruption,
     restarts: int | None = None,
+    words: FrontEnd = "cli",
 ) -> DeepRun:
     """The deep pass over the tools ``fuzz_run`` called (``tools``: the raw definitions as
     listed). ``deadline`` is the audit's (absolute ``anyio.current_time()``); ``budget_seconds``
@@ -501,6 +514,11 @@ async def run_deep(
         base, why = working_base(fuzz_run, name)
         if base is None:
             skipped.append((name, why))
+            continue
+        if base.latency_ms > SLOW_BASE_MS:
+            # Its base again and one edge would eat the budget of several tools (server-
+            # everything's 10 s long-running operation took the whole pass's 39 s).
+            skipped.append((name, slow_base(base.latency_ms, words)))
             continue
         writes = consent_level(tool) is not ConsentLevel.READ_ONLY
         plan = planner(

@@ -583,3 +583,19 @@ async def test_the_audit_runs_the_deep_pass_with_path_edges_only_under_consent_t
     assert seen[0]["fuzzed"] == ("alpha",)  # deep implies fuzz: the fuzz run came first
     assert (seen[0]["seed"], seen[0]["path_edges"]) == (9, path_edges)
     assert any(note.startswith("Deep pass (seed 9): ") for note in report.notes)
+
+
+async def test_a_tool_whose_valid_call_is_slow_is_skipped_with_why_in_the_front_ends_words() -> (
+    None
+):
+    tools = (int_tool("slow"), int_tool("fast"))
+    slow = builders.case_result(
+        "slow", "valid", Outcome.OK, {"n": 1}, latency_ms=10_000.0, source=CaseSource.USER
+    )
+    target = fake(*tools)
+    run = await deep(target, tools, fuzz_run_of(slow, base_of("fast")))
+    assert [name for name, _ in target.calls] == ["fast"] * len(target.calls)
+    reasons = dict(run.skipped)
+    assert "took 10.0 s" in reasons["slow"] and "--examples FILE" in reasons["slow"]
+    tool_words = await deep(fake(*tools), tools, fuzz_run_of(slow), words="tool")
+    assert "with examples to deep-fuzz it" in dict(tool_words.skipped)["slow"]
