@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from mcprobe.core.checks.catalogue import CHECKS, Level
-from mcprobe.core.verdicts import VERDICTS, verdict
+from mcprobe.core.verdicts import VERDICTS, rule_fix, verdict
 from mcprobe.report.render.junit import render_junit
 from mcprobe.report.render.sarif import render_sarif
 from tests.support.report_samples import HOSTILE, fix_lines, sample_report, whole_server_report
@@ -168,10 +168,14 @@ def test_the_sarif_help_carries_the_catalogue_advice_the_report_fix_plan_does_no
         "outputSchemaViolation",
         "validationBypass",
         "leak",
+        "deepCrash",
+        "deepRuntimeError",
     }
     for kind in advised:
         assert kind.sarif_id is not None
-        assert rules[kind.sarif_id]["help"]["text"] == f"{kind.fix} {kind.advice}"
+        # a deep fix's slots ({field}, {what}) read as words where no deduction fills them
+        assert rules[kind.sarif_id]["help"]["text"] == f"{rule_fix(kind)} {kind.advice}"
+        assert "{" not in rules[kind.sarif_id]["help"]["text"]
     crash = rules["behavior.protocol_crash"]["help"]["text"]
     assert "stdout" in crash and "stderr" in crash
     assert "offending field" in rules["behavior.silently_accepted"]["help"]["text"]
