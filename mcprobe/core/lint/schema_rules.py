@@ -141,12 +141,23 @@ class _Property:
     schema: Any
 
 
-def _properties(tool: ToolView) -> Iterator[_Property]:
+def _properties(tool: ToolView) -> tuple[_Property, ...]:
     """Every property of the input schema: top-level, and nested under ``properties``,
     ``items`` and ``prefixItems`` (draft-07 array ``items`` too). ``$ref`` targets, ``anyOf``
-    branches and ``additionalProperties`` are not walked."""
-    if tool.schema is not None:
-        yield from _walk_properties(tool.schema, ("inputSchema",), "", 0)
+    branches and ``additionalProperties`` are not walked.
+
+    Walked once per view: ``param.untyped`` and ``param.missing_description`` read the same
+    properties. Kept in the view's ``__dict__`` as ``functools.cached_property`` would (a
+    frozen dataclass allows it), so it lives exactly as long as the one lint run's view."""
+    cached: tuple[_Property, ...] | None = tool.__dict__.get(_PROPERTIES_KEY)
+    if cached is None:
+        schema = tool.schema
+        found = () if schema is None else tuple(_walk_properties(schema, ("inputSchema",), "", 0))
+        cached = tool.__dict__[_PROPERTIES_KEY] = found
+    return cached
+
+
+_PROPERTIES_KEY = "_mcprobe_schema_properties"
 
 
 def _walk_properties(

@@ -499,6 +499,11 @@ def check_hidden_characters(texts: Sequence[ModelText]) -> Iterator[Finding]:
     for t in texts:
         if t.text in clean:
             continue
+        if _PLAIN.fullmatch(t.text):
+            # Printable ASCII with single spaces only: no escape code to strip, nothing
+            # invisible, no blank run (what the loop below would conclude, character by word).
+            clean.add(t.text)
+            continue
         plain = _without_styling(t.text)
         spans = list(_hidden_spans(plain))
         if not spans:
