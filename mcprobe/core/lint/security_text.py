@@ -918,8 +918,11 @@ def _tool_named(sentence: str, name: str) -> bool:
 def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> Iterator[Finding]:
     own = frozenset(tool_names)
     others = index_names(n for n in tool_names if len(n) >= 3)  # once per listing: linear lint
+    # Texts with no directive and no hijacking sentence: nothing there depends on the tool the
+    # text belongs to, so the same text is as clean in every tool (a listing repeats most).
+    clean: set[str] = set()
     for t in texts:
-        if t.kind not in ("description", "title") or t.tool is None:
+        if t.kind not in ("description", "title") or t.tool is None or t.text in clean:
             continue
         text = _folded(t.text)
         unmarked = _unmarked(text)
@@ -946,6 +949,7 @@ def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> It
                 t.location,
             )
             continue
+        by_text = True  # no sentence asked for the tool's own name (``excluded``) to decide
         for start, sentence in _sentences(unmarked):
             if _described(sentence, len(sentence)):
                 continue
@@ -954,6 +958,7 @@ def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> It
             hijack = _HIJACK.search(sentence) or _SECRETS_GRAB.search(sentence)
             if hijack is None:
                 continue
+            by_text = False
             accept = partial(_tool_named, sentence)  # ordinary words are no tool names
             named = others.first_mentioned(sentence, excluded=t.tool, accept=accept) or (
                 _WELL_KNOWN_INDEX.first_mentioned(sentence, accept=accept)
@@ -973,6 +978,9 @@ def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> It
                 t.location,
             )
             break
+        else:
+            if by_text:
+                clean.add(t.text)
 
 
 def _sentences(text: str) -> Iterator[tuple[int, str]]:
@@ -1066,20 +1074,27 @@ def _file_asked(t: ModelText, text: str, m: re.Match[str]) -> bool:
 
 
 def check_exfiltration(texts: Sequence[ModelText]) -> Iterator[Finding]:
+    clean: set[str] = set()  # texts that matched nothing (a listing repeats most of its texts)
+    checks: tuple[tuple[re.Pattern[str] | None, str], ...] = (
+        (_CONVERSATION, "the conversation or the model's instructions"),
+        (_SECRET_FILES, "a credentials file"),
+        (_SECRETS_GRAB, "credentials or secrets"),
+        (_SEND_TO, "data sent to an outside address"),
+        (None, "data sent to an outside address"),
+    )
     for t in texts:
-        if t.kind == "name":
+        if t.kind == "name" or t.text in clean:
             continue
         text = _folded(t.text)
-        checks: tuple[tuple[re.Pattern[str] | None, str], ...] = (
-            (_CONVERSATION, "the conversation or the model's instructions"),
-            (_SECRET_FILES, "a credentials file"),
-            (_SECRETS_GRAB, "credentials or secrets"),
-            (_SEND_TO, "data sent to an outside address"),
-            (None, "data sent to an outside address"),
-        )
+        by_text = True  # no answer hung on ``t`` itself (only ``_file_asked`` reads it)
         for pattern, what in checks:
             if pattern is _SECRET_FILES:
-                match = next((m for m in pattern.finditer(text) if _file_asked(t, text, m)), None)
+                match = None
+                for m in pattern.finditer(text):
+                    by_text = False
+                    if _file_asked(t, text, m):
+                        match = m
+                        break
             else:
                 match = pattern.search(text) if pattern is not None else _exfil_url(text)
             if match is None:
@@ -1094,6 +1109,9 @@ def check_exfiltration(texts: Sequence[ModelText]) -> Iterator[Finding]:
                 t.location,
             )
             break
+        else:
+            if by_text:
+                clean.add(t.text)  # (the text alone decided: the same text is as clean anywhere)
 
 
 # --------------------------------------------------------------------------- contradictions

@@ -100,6 +100,8 @@ def flatten(root: JSON, schema: JSON, hops: int = 0) -> dict[str, Any]:
         return {}
     if hops > MAX_REF_HOPS:
         raise SchemaTooDeep("the schema's $ref/allOf chain is too deep (cyclic?)")
+    if "$ref" not in schema and "allOf" not in schema:
+        return dict(schema)  # nothing to merge in (most subschemas): the copy the below makes
     view = {k: v for k, v in schema.items() if k not in ("$ref", "allOf")}
     ref = schema.get("$ref")
     if isinstance(ref, str):
