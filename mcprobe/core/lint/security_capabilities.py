@@ -23,7 +23,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mcprobe.core.lint.rules import LintRule, ToolView
+from mcprobe.core.lint.rules import MAPPING, LintRule, ToolView
 from mcprobe.core.lint.security_text import excerpt, shown
 from mcprobe.core.model import Finding, Location, Severity
 
@@ -114,13 +114,13 @@ def _description(raw: Mapping[str, Any]) -> str:
 
 def _top_params(raw: Mapping[str, Any]) -> Mapping[str, Any]:
     schema = raw.get("inputSchema")
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    return props if isinstance(props, Mapping) else {}
+    props = schema.get("properties") if isinstance(schema, MAPPING) else None
+    return props if isinstance(props, MAPPING) else {}
 
 
 def _string_param(props: Mapping[str, Any], names: frozenset[str]) -> str | None:
     for key, sub in props.items():
-        if str(key).lower() in names and isinstance(sub, Mapping):
+        if str(key).lower() in names and isinstance(sub, MAPPING):
             typ = sub.get("type")
             if typ == "string" or (isinstance(typ, list) and "string" in typ) or "type" not in sub:
                 return str(key)
@@ -164,7 +164,7 @@ def capabilities(view: ToolView) -> tuple[Capability, ...]:
 
 def _annotations(view: ToolView) -> Mapping[str, Any]:
     ann = view.raw.get("annotations") if view.raw is not None else None
-    return ann if isinstance(ann, Mapping) else {}
+    return ann if isinstance(ann, MAPPING) else {}
 
 
 def check_misleading_annotation(view: ToolView) -> Iterator[Finding]:

@@ -24,7 +24,7 @@ from functools import partial
 from typing import Any
 
 from mcprobe.core.lint.mentions import index_names
-from mcprobe.core.lint.rules import LintRule, ToolView, pointer, quote
+from mcprobe.core.lint.rules import MAPPING, LintRule, ToolView, pointer, quote
 from mcprobe.core.model import Finding, Location, ServerSnapshot, Severity
 
 __all__ = [
@@ -91,10 +91,10 @@ def tool_texts(view: ToolView) -> Iterator[ModelText]:
                 label,
             )
     annotations = raw.get("annotations")
-    if isinstance(annotations, Mapping):
+    if isinstance(annotations, MAPPING):
         yield from _annotation_texts(label, tool, annotations, ("annotations",), 0)
     schema = raw.get("inputSchema")
-    if isinstance(schema, Mapping):
+    if isinstance(schema, MAPPING):
         yield from _param_texts(label, tool, schema, ("inputSchema",), "", 0)
 
 
@@ -115,7 +115,7 @@ def _annotation_texts(
             "title",
             label,
         )
-    elif isinstance(node, Mapping):
+    elif isinstance(node, MAPPING):
         for key, value in node.items():
             yield from _annotation_texts(label, tool, value, (*tokens, str(key)), depth + 1)
     elif isinstance(node, list):
@@ -132,7 +132,7 @@ def _param_texts(
     depth: int,
 ) -> Iterator[ModelText]:
     properties = node.get("properties")
-    if depth >= _MAX_DEPTH or not isinstance(properties, Mapping):
+    if depth >= _MAX_DEPTH or not isinstance(properties, MAPPING):
         return
     for key, sub in properties.items():
         param = prefix + str(key)
@@ -140,7 +140,7 @@ def _param_texts(
         at = pointer(*here)
         of = f"of parameter `{shown(param)}` of tool `{tool}`"
         yield ModelText(Location(label, param, at), f"the name {of}", str(key), "name", label)
-        if not isinstance(sub, Mapping):
+        if not isinstance(sub, MAPPING):
             continue
         for member in ("title", "description"):
             value = sub.get(member)
@@ -154,7 +154,7 @@ def _param_texts(
                 )
         yield from _param_texts(label, tool, sub, here, param + ".", depth + 1)
         items = sub.get("items")
-        if isinstance(items, Mapping):
+        if isinstance(items, MAPPING):
             yield from _param_texts(label, tool, items, (*here, "items"), param + "[].", depth + 1)
 
 
@@ -171,7 +171,7 @@ def listing_texts(kind: str, entries: Sequence[Any]) -> Iterator[ModelText]:
     answer (``kind``: prompt or resource): names, titles, descriptions and prompt arguments,
     located at the prompt or resource (URI or template) with a pointer into its entry."""
     for i, entry in enumerate(entries):
-        if not isinstance(entry, Mapping):
+        if not isinstance(entry, MAPPING):
             continue
         label = str(entry.get("name", entry.get("uri", f"#{i}")))
         for key in ("name", "title", "description"):
@@ -182,7 +182,7 @@ def listing_texts(kind: str, entries: Sequence[Any]) -> Iterator[ModelText]:
                 yield ModelText(at, what, value, key, owner=kind)
         arguments = entry.get("arguments")
         for j, arg in enumerate(arguments if isinstance(arguments, list) else ()):
-            if not isinstance(arg, Mapping):
+            if not isinstance(arg, MAPPING):
                 continue
             for key in ("name", "description"):
                 value = arg.get(key)
@@ -202,7 +202,7 @@ def model_texts(snapshot: ServerSnapshot, views: Sequence[ToolView]) -> Iterator
             "instructions",
         )
     for key in ("name", "title"):
-        value = snapshot.server_info.get(key) if isinstance(snapshot.server_info, Mapping) else None
+        value = snapshot.server_info.get(key) if isinstance(snapshot.server_info, MAPPING) else None
         if isinstance(value, str):
             yield ModelText(
                 Location(pointer=f"/serverInfo/{key}"), f"the server {key}", value, "title"
@@ -1129,14 +1129,14 @@ def check_param_contradiction(view: ToolView) -> Iterator[Finding]:
         return
     properties = schema.get("properties")
     required = schema.get("required")
-    if not isinstance(properties, Mapping):
+    if not isinstance(properties, MAPPING):
         return
     # Only string entries name properties; a hostile `required: [[]]` must not raise.
     required_names = (
         {r for r in required if isinstance(r, str)} if isinstance(required, list) else set()
     )
     for key, sub in properties.items():
-        if key in required_names or not isinstance(sub, Mapping):
+        if key in required_names or not isinstance(sub, MAPPING):
             continue
         desc = sub.get("description")
         if not isinstance(desc, str):

@@ -31,6 +31,11 @@ class SchemaTooDeep(Exception):
 
 def is_number(value: object) -> TypeGuard[int | float]:
     """A finite JSON number (``bool`` is not a number, NaN and infinities are not JSON)."""
+    kind = type(value)
+    if kind is int:
+        return True
+    if kind is float:
+        return math.isfinite(value)  # type: ignore[arg-type]
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
     return isinstance(value, int) or math.isfinite(value)
@@ -84,7 +89,7 @@ def declared_types(view: dict[str, Any]) -> list[str] | None:
     """The ``type`` keyword as an ordered list of known type names, or None when absent."""
     raw = view.get("type")
     if isinstance(raw, str):
-        raw = [raw]
+        return [raw] if raw in JSON_TYPES else []  # what the list below makes of ``[raw]``
     if not isinstance(raw, list):
         return None
     return [t for t in dict.fromkeys(raw) if isinstance(t, str) and t in JSON_TYPES]
