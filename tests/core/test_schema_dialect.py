@@ -129,7 +129,7 @@ def test_brackets_inside_strings_do_not_make_a_shallow_schema_look_deep() -> Non
 
 
 def test_the_memo_tells_apart_schemas_that_differ_only_in_number_type_or_key_order() -> None:
-    # 1 and 1.0 and true are different JSON; the key is the exact JSON text.
+    # 1 and 1.0 and true are different JSON; the key is the exact content.
     assert schema_problems({"minLength": 1}) == ()
     assert schema_problems({"minLength": True}) != ()
     assert schema_problems({"minLength": 1.5}) != ()
