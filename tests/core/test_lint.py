@@ -573,3 +573,22 @@ def test_listing_findings_are_appended_unchanged_after_the_lint_findings() -> No
     found = lint(sound_tool(description="short"), listing=listing)
     assert found[-2:] == listing
     assert codes(found) == ["tool.thin_description", "listing.repeated_cursor", "listing.garbage"]
+
+
+def test_the_lint_mapping_check_accepts_every_mapping_and_nothing_else() -> None:
+    from types import MappingProxyType
+
+    from mcprobe.core.lint.rules import MAPPING
+
+    assert isinstance({}, MAPPING) and isinstance(MappingProxyType({"a": 1}), MAPPING)
+    assert not any(isinstance(v, MAPPING) for v in ([], "x", 1, None, True, ("a", 1)))
+    # A listing of read-only mappings is walked like one of dicts.
+    schema = {"type": "object", "properties": {"x": {}}, "required": []}
+    proxied = {"type": "object", "properties": MappingProxyType({"x": MappingProxyType({})})}
+    as_dicts = lint_server(snapshot(sound_tool(inputSchema=schema)))
+    as_proxies = lint_server(
+        snapshot(sound_tool(inputSchema=MappingProxyType({**proxied, "required": []})))
+    )
+    params = [f.code for f in as_dicts if f.code.startswith("param.")]
+    assert params == ["param.untyped", "param.missing_description"]
+    assert [f.code for f in as_proxies if f.code.startswith("param.")] == params

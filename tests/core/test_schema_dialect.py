@@ -100,8 +100,36 @@ def test_a_repeated_schema_is_answered_from_the_memo_without_a_second_check(
     assert len(meta_checks) == 1
 
 
+def test_a_schema_sharing_one_subschema_object_twice_hits_the_memo_of_its_plain_copy(
+    meta_checks: list[object],
+) -> None:
+    # The key is the content alone: not how often an object is shared or referenced.
+    shared = {"type": "strin", "description": "shared"}
+    schema = {"type": "object", "properties": {"a": shared, "b": shared}}
+    first = schema_problems(schema)
+    assert schema_problems(json.loads(json.dumps(schema))) == first != ()
+    assert len(meta_checks) == 1
+
+
+def test_a_schema_nested_past_the_depth_limit_is_named_at_any_depth_below_the_recursion_limit() -> (
+    None
+):
+    for levels in (101, 150, 900):
+        schema: dict[str, object] = {"type": "object"}
+        for _ in range(levels):
+            schema = {"type": "object", "properties": {"a": schema}}
+        problems = schema_problems(schema)
+        assert len(problems) == 1, levels
+        assert problems[0].message.startswith("the schema nests deeper than 100 levels")
+
+
+def test_brackets_inside_strings_do_not_make_a_shallow_schema_look_deep() -> None:
+    schema = {"type": "object", "description": "[{(" * 200, "properties": {"a": {"type": "x"}}}
+    assert [p.pointer for p in schema_problems(schema)] == ["/properties/a/type"]
+
+
 def test_the_memo_tells_apart_schemas_that_differ_only_in_number_type_or_key_order() -> None:
-    # 1 and 1.0 and true are different JSON; the key is the exact JSON text.
+    # 1 and 1.0 and true are different JSON; the key is the exact content.
     assert schema_problems({"minLength": 1}) == ()
     assert schema_problems({"minLength": True}) != ()
     assert schema_problems({"minLength": 1.5}) != ()

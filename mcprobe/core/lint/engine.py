@@ -35,7 +35,6 @@ Decisions where SPEC §4 is silent:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from mcprobe.core.lint.registry import (
@@ -46,7 +45,7 @@ from mcprobe.core.lint.registry import (
     TOOL_RULES,
     LintRule,
 )
-from mcprobe.core.lint.rules import ToolView, check_malformed
+from mcprobe.core.lint.rules import MAPPING, ToolView, check_malformed
 from mcprobe.core.model import Finding, ServerSnapshot
 
 __all__ = ["EXTRA_CODES", "LINT_RULES", "SERVER_RULES", "TOOL_RULES", "LintRule", "lint_server"]
@@ -65,7 +64,7 @@ def lint_server(snapshot: ServerSnapshot) -> tuple[Finding, ...]:
 
 
 def _view(index: int, tool: Any) -> ToolView:
-    raw = tool if isinstance(tool, Mapping) else None
+    raw = tool if isinstance(tool, MAPPING) else None
     name = raw.get("name") if raw is not None else None
     return ToolView(index, name if isinstance(name, str) else f"#{index}", raw, tool)
 

@@ -46,6 +46,11 @@ class LintRule:
         return Finding(self.code, self.severity, message, location, hint)
 
 
+MAPPING = (dict, Mapping)
+"""``isinstance(x, MAPPING)`` answers as ``isinstance(x, Mapping)`` does, faster for what
+listings are made of: a dict is found by the type check before ``Mapping``'s ABC check is
+asked (that one costs about 0.5 us a call; lint asked it 120,000 times at 1,000 tools)."""
+
 _QUOTE_LIMIT = 60
 
 # SEP-986 (MCP 2025-11-25, server/tools#tool-names): 1-128 characters of A-Z a-z 0-9 _ - .
@@ -93,7 +98,7 @@ class ToolView:
     def schema(self) -> Mapping[str, Any] | None:
         """The input schema when it is a non-empty object (the schema rules need one)."""
         schema = self.raw.get("inputSchema") if self.raw is not None else None
-        return schema if isinstance(schema, Mapping) and schema else None
+        return schema if isinstance(schema, MAPPING) and schema else None
 
 
 ToolRule = Callable[[ToolView], Iterator[Finding]]
@@ -185,7 +190,7 @@ def check_no_input_schema(tool: ToolView) -> Iterator[Finding]:
     schema = tool.raw.get("inputSchema")
     if "inputSchema" not in tool.raw:
         what = "has no `inputSchema`"
-    elif not isinstance(schema, Mapping):
+    elif not isinstance(schema, MAPPING):
         what = f"has an `inputSchema` that is {json_kind(schema)}, not an object"
     elif not schema:
         what = "has an empty `inputSchema` (`{}`), which says nothing about its arguments"
@@ -203,11 +208,11 @@ def check_no_annotations(tool: ToolView) -> Iterator[Finding]:
     if tool.raw is None:
         return
     annotations = tool.raw.get("annotations")
-    if isinstance(annotations, Mapping) and annotations:
+    if isinstance(annotations, MAPPING) and annotations:
         return
     if "annotations" not in tool.raw:
         what = "declares no MCP annotations"
-    elif isinstance(annotations, Mapping):
+    elif isinstance(annotations, MAPPING):
         what = "declares empty annotations"
     else:
         what = f"has `annotations` that are {json_kind(annotations)}, not an object"
@@ -224,7 +229,7 @@ def check_no_annotations(tool: ToolView) -> Iterator[Finding]:
 
 def check_no_tools(snapshot: ServerSnapshot, views: list[ToolView]) -> Iterator[Finding]:
     caps = snapshot.capabilities
-    if isinstance(caps, Mapping) and "tools" in caps and not snapshot.tools:
+    if isinstance(caps, MAPPING) and "tools" in caps and not snapshot.tools:
         yield SERVER_NO_TOOLS.finding(
             "The server advertises the `tools` capability but lists no tools.",
             "List at least one tool, or stop advertising the `tools` capability.",

@@ -12,13 +12,14 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
-from mcprobe.core.lint.rules import LintRule, ToolView, json_kind, pointer, quote
+from mcprobe.core.lint.rules import MAPPING, LintRule, ToolView, json_kind, pointer, quote
 from mcprobe.core.model import Finding, Location, Severity
 from mcprobe.core.schema.dialect import schema_problems, validator_class_for
 
 _MAX_SCHEMA_PROBLEMS = 10  # per schema: a hostile schema must not flood the report
 _MAX_DEPTH = 16  # nested property levels walked by the param rules
 _MAX_REF_HOPS = 8
+_SCHEMA_VALUE = (*MAPPING, bool)  # what a property schema may be
 _TYPING_KEYWORDS = ("type", "enum", "const", "oneOf", "anyOf", "allOf", "$ref", "$dynamicRef")
 _DIALECT_NAMES = {
     "Draft202012Validator": "2020-12",
@@ -38,7 +39,7 @@ def check_schema_invalid(tool: ToolView) -> Iterator[Finding]:
         return
     for member in ("inputSchema", "outputSchema"):
         schema = tool.raw.get(member)
-        if member == "inputSchema" and not isinstance(schema, Mapping):
+        if member == "inputSchema" and not isinstance(schema, MAPPING):
             continue  # tool.no_input_schema already says so
         if member == "outputSchema" and member not in tool.raw:
             continue
@@ -47,7 +48,7 @@ def check_schema_invalid(tool: ToolView) -> Iterator[Finding]:
 
 def _schema_findings(tool: ToolView, member: str, schema: Any) -> Iterator[Finding]:
     name = quote(tool.label)
-    if not isinstance(schema, Mapping):
+    if not isinstance(schema, MAPPING):
         yield SCHEMA_INVALID.finding(
             f"The {member} of tool `{name}` is {json_kind(schema)}, not a JSON Schema object.",
             f'Make `{member}` a JSON Schema object with `"type": "object"`, or remove it.',
@@ -116,12 +117,12 @@ def check_no_required(tool: ToolView) -> Iterator[Finding]:
         return
     properties = schema.get("properties")
     if (
-        not isinstance(properties, Mapping)
+        not isinstance(properties, MAPPING)
         or not properties
         or isinstance(schema.get("required"), list)
     ):
         return
-    if all(isinstance(sub, Mapping) and "default" in sub for sub in properties.values()):
+    if all(isinstance(sub, MAPPING) and "default" in sub for sub in properties.values()):
         return  # every parameter has a default: "all optional" is stated, not an oversight
     name = quote(tool.label)
     yield SCHEMA_NO_REQUIRED.finding(
@@ -141,24 +142,35 @@ class _Property:
     schema: Any
 
 
-def _properties(tool: ToolView) -> Iterator[_Property]:
+def _properties(tool: ToolView) -> tuple[_Property, ...]:
     """Every property of the input schema: top-level, and nested under ``properties``,
     ``items`` and ``prefixItems`` (draft-07 array ``items`` too). ``$ref`` targets, ``anyOf``
-    branches and ``additionalProperties`` are not walked."""
-    if tool.schema is not None:
-        yield from _walk_properties(tool.schema, ("inputSchema",), "", 0)
+    branches and ``additionalProperties`` are not walked.
+
+    Walked once per view: ``param.untyped`` and ``param.missing_description`` read the same
+    properties. Kept in the view's ``__dict__`` as ``functools.cached_property`` would (a
+    frozen dataclass allows it), so it lives exactly as long as the one lint run's view."""
+    cached: tuple[_Property, ...] | None = tool.__dict__.get(_PROPERTIES_KEY)
+    if cached is None:
+        schema = tool.schema
+        found = () if schema is None else tuple(_walk_properties(schema, ("inputSchema",), "", 0))
+        cached = tool.__dict__[_PROPERTIES_KEY] = found
+    return cached
+
+
+_PROPERTIES_KEY = "_mcprobe_schema_properties"
 
 
 def _walk_properties(
     node: Mapping[str, Any], tokens: tuple[str | int, ...], prefix: str, depth: int
 ) -> Iterator[_Property]:
     properties = node.get("properties")
-    if depth >= _MAX_DEPTH or not isinstance(properties, Mapping):
+    if depth >= _MAX_DEPTH or not isinstance(properties, MAPPING):
         return
     for key, sub in properties.items():
         here = (*tokens, "properties", key)
         yield _Property(prefix + key, here, sub)
-        if isinstance(sub, Mapping):
+        if isinstance(sub, MAPPING):
             yield from _walk_children(sub, here, prefix + key, depth + 1)
 
 
@@ -167,13 +179,13 @@ def _walk_children(
 ) -> Iterator[_Property]:
     yield from _walk_properties(node, tokens, param + ".", depth)
     items = node.get("items")
-    if isinstance(items, Mapping):
+    if isinstance(items, MAPPING):
         yield from _walk_children(items, (*tokens, "items"), param + "[]", depth + 1)
     for keyword in ("prefixItems", "items"):
         entries = node.get(keyword)
         if isinstance(entries, list):
             for i, entry in enumerate(entries):
-                if isinstance(entry, Mapping):
+                if isinstance(entry, MAPPING):
                     here = (*tokens, keyword, i)
                     yield from _walk_children(entry, here, f"{param}[{i}]", depth + 1)
 
@@ -181,9 +193,9 @@ def _walk_children(
 def check_untyped(tool: ToolView) -> Iterator[Finding]:
     for prop in _properties(tool):
         typed = prop.schema is False or (
-            isinstance(prop.schema, Mapping) and any(k in prop.schema for k in _TYPING_KEYWORDS)
+            isinstance(prop.schema, MAPPING) and any(k in prop.schema for k in _TYPING_KEYWORDS)
         )
-        if typed or not isinstance(prop.schema, Mapping | bool):
+        if typed or not isinstance(prop.schema, _SCHEMA_VALUE):
             continue  # a non-schema property value is schema.invalid's business
         param, name = quote(prop.param), quote(tool.label)
         yield PARAM_UNTYPED.finding(
@@ -198,7 +210,7 @@ def check_untyped(tool: ToolView) -> Iterator[Finding]:
 def check_param_missing_description(tool: ToolView) -> Iterator[Finding]:
     root = tool.schema
     for prop in _properties(tool):
-        if prop.schema is False or not isinstance(prop.schema, Mapping | bool):
+        if prop.schema is False or not isinstance(prop.schema, _SCHEMA_VALUE):
             continue  # a forbidden property needs no words; a non-schema is schema.invalid
         if root is not None and _described(prop.schema, root):
             continue
@@ -214,7 +226,7 @@ def check_param_missing_description(tool: ToolView) -> Iterator[Finding]:
 def _described(schema: Any, root: Mapping[str, Any]) -> bool:
     """A non-blank ``description`` on the property or on what its local ``$ref`` points to."""
     for _ in range(_MAX_REF_HOPS):
-        if not isinstance(schema, Mapping):
+        if not isinstance(schema, MAPPING):
             return False
         desc = schema.get("description")
         if isinstance(desc, str) and desc.strip():
@@ -233,7 +245,7 @@ def _resolve_local_ref(root: Mapping[str, Any], ref: Any) -> Any:
     node: Any = root
     for raw in fragment.split("/")[1:]:
         token = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, Mapping):
+        if isinstance(node, MAPPING):
             node = node.get(token)
         elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
             node = node[int(token)]

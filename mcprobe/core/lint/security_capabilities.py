@@ -23,7 +23,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mcprobe.core.lint.rules import LintRule, ToolView
+from mcprobe.core.lint.rules import MAPPING, LintRule, ToolView
 from mcprobe.core.lint.security_text import excerpt, shown
 from mcprobe.core.model import Finding, Location, Severity
 
@@ -103,8 +103,12 @@ class Capability:
 
 
 def _tokens(name: str) -> list[str]:
-    split = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
-    return [t.lower() for t in re.split(r"[^A-Za-z0-9]+", split) if t]
+    split = _CAMEL_BREAK.sub(r"\1_\2", name)
+    return [t.lower() for t in _NON_WORD.split(split) if t]
+
+
+_CAMEL_BREAK = re.compile(r"([a-z0-9])([A-Z])")
+_NON_WORD = re.compile(r"[^A-Za-z0-9]+")
 
 
 def _description(raw: Mapping[str, Any]) -> str:
@@ -114,13 +118,13 @@ def _description(raw: Mapping[str, Any]) -> str:
 
 def _top_params(raw: Mapping[str, Any]) -> Mapping[str, Any]:
     schema = raw.get("inputSchema")
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    return props if isinstance(props, Mapping) else {}
+    props = schema.get("properties") if isinstance(schema, MAPPING) else None
+    return props if isinstance(props, MAPPING) else {}
 
 
 def _string_param(props: Mapping[str, Any], names: frozenset[str]) -> str | None:
     for key, sub in props.items():
-        if str(key).lower() in names and isinstance(sub, Mapping):
+        if str(key).lower() in names and isinstance(sub, MAPPING):
             typ = sub.get("type")
             if typ == "string" or (isinstance(typ, list) and "string" in typ) or "type" not in sub:
                 return str(key)
@@ -162,14 +166,27 @@ def capabilities(view: ToolView) -> tuple[Capability, ...]:
     return tuple(found)
 
 
+def _capabilities_of(view: ToolView) -> tuple[Capability, ...]:
+    """``capabilities(view)``, worked out once per view: both capability rules of one lint run
+    read it. Kept in the view's ``__dict__`` (as ``security_text._texts_of`` keeps the texts),
+    so it lives as long as that run's view."""
+    cached: tuple[Capability, ...] | None = view.__dict__.get(_CAPABILITIES_KEY)
+    if cached is None:
+        cached = view.__dict__[_CAPABILITIES_KEY] = capabilities(view)
+    return cached
+
+
+_CAPABILITIES_KEY = "_mcprobe_capabilities"
+
+
 def _annotations(view: ToolView) -> Mapping[str, Any]:
     ann = view.raw.get("annotations") if view.raw is not None else None
-    return ann if isinstance(ann, Mapping) else {}
+    return ann if isinstance(ann, MAPPING) else {}
 
 
 def check_misleading_annotation(view: ToolView) -> Iterator[Finding]:
     ann = _annotations(view)
-    for cap in capabilities(view):
+    for cap in _capabilities_of(view):
         claims: list[tuple[str, str]] = []
         if cap.kind in (EXEC, DELETE):
             if ann.get("readOnlyHint") is True:
@@ -199,7 +216,7 @@ def check_misleading_annotation(view: ToolView) -> Iterator[Finding]:
 
 def check_unannotated_capability(view: ToolView) -> Iterator[Finding]:
     ann = _annotations(view)
-    for cap in capabilities(view):
+    for cap in _capabilities_of(view):
         if cap.kind in (EXEC, DELETE):
             hint = "destructiveHint"
             if "destructiveHint" in ann or ann.get("readOnlyHint") is True:

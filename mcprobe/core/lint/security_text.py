@@ -24,7 +24,7 @@ from functools import partial
 from typing import Any
 
 from mcprobe.core.lint.mentions import index_names
-from mcprobe.core.lint.rules import LintRule, ToolView, pointer, quote
+from mcprobe.core.lint.rules import MAPPING, LintRule, ToolView, pointer, quote
 from mcprobe.core.model import Finding, Location, ServerSnapshot, Severity
 
 __all__ = [
@@ -91,10 +91,10 @@ def tool_texts(view: ToolView) -> Iterator[ModelText]:
                 label,
             )
     annotations = raw.get("annotations")
-    if isinstance(annotations, Mapping):
+    if isinstance(annotations, MAPPING):
         yield from _annotation_texts(label, tool, annotations, ("annotations",), 0)
     schema = raw.get("inputSchema")
-    if isinstance(schema, Mapping):
+    if isinstance(schema, MAPPING):
         yield from _param_texts(label, tool, schema, ("inputSchema",), "", 0)
 
 
@@ -115,7 +115,7 @@ def _annotation_texts(
             "title",
             label,
         )
-    elif isinstance(node, Mapping):
+    elif isinstance(node, MAPPING):
         for key, value in node.items():
             yield from _annotation_texts(label, tool, value, (*tokens, str(key)), depth + 1)
     elif isinstance(node, list):
@@ -132,7 +132,7 @@ def _param_texts(
     depth: int,
 ) -> Iterator[ModelText]:
     properties = node.get("properties")
-    if depth >= _MAX_DEPTH or not isinstance(properties, Mapping):
+    if depth >= _MAX_DEPTH or not isinstance(properties, MAPPING):
         return
     for key, sub in properties.items():
         param = prefix + str(key)
@@ -140,7 +140,7 @@ def _param_texts(
         at = pointer(*here)
         of = f"of parameter `{shown(param)}` of tool `{tool}`"
         yield ModelText(Location(label, param, at), f"the name {of}", str(key), "name", label)
-        if not isinstance(sub, Mapping):
+        if not isinstance(sub, MAPPING):
             continue
         for member in ("title", "description"):
             value = sub.get(member)
@@ -154,7 +154,7 @@ def _param_texts(
                 )
         yield from _param_texts(label, tool, sub, here, param + ".", depth + 1)
         items = sub.get("items")
-        if isinstance(items, Mapping):
+        if isinstance(items, MAPPING):
             yield from _param_texts(label, tool, items, (*here, "items"), param + "[].", depth + 1)
 
 
@@ -171,7 +171,7 @@ def listing_texts(kind: str, entries: Sequence[Any]) -> Iterator[ModelText]:
     answer (``kind``: prompt or resource): names, titles, descriptions and prompt arguments,
     located at the prompt or resource (URI or template) with a pointer into its entry."""
     for i, entry in enumerate(entries):
-        if not isinstance(entry, Mapping):
+        if not isinstance(entry, MAPPING):
             continue
         label = str(entry.get("name", entry.get("uri", f"#{i}")))
         for key in ("name", "title", "description"):
@@ -182,7 +182,7 @@ def listing_texts(kind: str, entries: Sequence[Any]) -> Iterator[ModelText]:
                 yield ModelText(at, what, value, key, owner=kind)
         arguments = entry.get("arguments")
         for j, arg in enumerate(arguments if isinstance(arguments, list) else ()):
-            if not isinstance(arg, Mapping):
+            if not isinstance(arg, MAPPING):
                 continue
             for key in ("name", "description"):
                 value = arg.get(key)
@@ -202,7 +202,7 @@ def model_texts(snapshot: ServerSnapshot, views: Sequence[ToolView]) -> Iterator
             "instructions",
         )
     for key in ("name", "title"):
-        value = snapshot.server_info.get(key) if isinstance(snapshot.server_info, Mapping) else None
+        value = snapshot.server_info.get(key) if isinstance(snapshot.server_info, MAPPING) else None
         if isinstance(value, str):
             yield ModelText(
                 Location(pointer=f"/serverInfo/{key}"), f"the server {key}", value, "title"
@@ -498,6 +498,11 @@ def check_hidden_characters(texts: Sequence[ModelText]) -> Iterator[Finding]:
     clean: set[str] = set()  # texts without a hidden run (a listing repeats most of its texts)
     for t in texts:
         if t.text in clean:
+            continue
+        if _PLAIN.fullmatch(t.text):
+            # Printable ASCII with single spaces only: no escape code to strip, nothing
+            # invisible, no blank run (what the loop below would conclude, character by word).
+            clean.add(t.text)
             continue
         plain = _without_styling(t.text)
         spans = list(_hidden_spans(plain))
@@ -913,8 +918,11 @@ def _tool_named(sentence: str, name: str) -> bool:
 def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> Iterator[Finding]:
     own = frozenset(tool_names)
     others = index_names(n for n in tool_names if len(n) >= 3)  # once per listing: linear lint
+    # Texts with no directive and no hijacking sentence: nothing there depends on the tool the
+    # text belongs to, so the same text is as clean in every tool (a listing repeats most).
+    clean: set[str] = set()
     for t in texts:
-        if t.kind not in ("description", "title") or t.tool is None:
+        if t.kind not in ("description", "title") or t.tool is None or t.text in clean:
             continue
         text = _folded(t.text)
         unmarked = _unmarked(text)
@@ -941,6 +949,7 @@ def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> It
                 t.location,
             )
             continue
+        by_text = True  # no sentence asked for the tool's own name (``excluded``) to decide
         for start, sentence in _sentences(unmarked):
             if _described(sentence, len(sentence)):
                 continue
@@ -949,6 +958,7 @@ def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> It
             hijack = _HIJACK.search(sentence) or _SECRETS_GRAB.search(sentence)
             if hijack is None:
                 continue
+            by_text = False
             accept = partial(_tool_named, sentence)  # ordinary words are no tool names
             named = others.first_mentioned(sentence, excluded=t.tool, accept=accept) or (
                 _WELL_KNOWN_INDEX.first_mentioned(sentence, accept=accept)
@@ -968,6 +978,9 @@ def check_shadowing(texts: Sequence[ModelText], tool_names: Sequence[str]) -> It
                 t.location,
             )
             break
+        else:
+            if by_text:
+                clean.add(t.text)
 
 
 def _sentences(text: str) -> Iterator[tuple[int, str]]:
@@ -1061,20 +1074,27 @@ def _file_asked(t: ModelText, text: str, m: re.Match[str]) -> bool:
 
 
 def check_exfiltration(texts: Sequence[ModelText]) -> Iterator[Finding]:
+    clean: set[str] = set()  # texts that matched nothing (a listing repeats most of its texts)
+    checks: tuple[tuple[re.Pattern[str] | None, str], ...] = (
+        (_CONVERSATION, "the conversation or the model's instructions"),
+        (_SECRET_FILES, "a credentials file"),
+        (_SECRETS_GRAB, "credentials or secrets"),
+        (_SEND_TO, "data sent to an outside address"),
+        (None, "data sent to an outside address"),
+    )
     for t in texts:
-        if t.kind == "name":
+        if t.kind == "name" or t.text in clean:
             continue
         text = _folded(t.text)
-        checks: tuple[tuple[re.Pattern[str] | None, str], ...] = (
-            (_CONVERSATION, "the conversation or the model's instructions"),
-            (_SECRET_FILES, "a credentials file"),
-            (_SECRETS_GRAB, "credentials or secrets"),
-            (_SEND_TO, "data sent to an outside address"),
-            (None, "data sent to an outside address"),
-        )
+        by_text = True  # no answer hung on ``t`` itself (only ``_file_asked`` reads it)
         for pattern, what in checks:
             if pattern is _SECRET_FILES:
-                match = next((m for m in pattern.finditer(text) if _file_asked(t, text, m)), None)
+                match = None
+                for m in pattern.finditer(text):
+                    by_text = False
+                    if _file_asked(t, text, m):
+                        match = m
+                        break
             else:
                 match = pattern.search(text) if pattern is not None else _exfil_url(text)
             if match is None:
@@ -1089,6 +1109,9 @@ def check_exfiltration(texts: Sequence[ModelText]) -> Iterator[Finding]:
                 t.location,
             )
             break
+        else:
+            if by_text:
+                clean.add(t.text)  # (the text alone decided: the same text is as clean anywhere)
 
 
 # --------------------------------------------------------------------------- contradictions
@@ -1106,14 +1129,14 @@ def check_param_contradiction(view: ToolView) -> Iterator[Finding]:
         return
     properties = schema.get("properties")
     required = schema.get("required")
-    if not isinstance(properties, Mapping):
+    if not isinstance(properties, MAPPING):
         return
     # Only string entries name properties; a hostile `required: [[]]` must not raise.
     required_names = (
         {r for r in required if isinstance(r, str)} if isinstance(required, list) else set()
     )
     for key, sub in properties.items():
-        if key in required_names or not isinstance(sub, Mapping):
+        if key in required_names or not isinstance(sub, MAPPING):
             continue
         desc = sub.get("description")
         if not isinstance(desc, str):

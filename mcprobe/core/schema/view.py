@@ -31,6 +31,11 @@ class SchemaTooDeep(Exception):
 
 def is_number(value: object) -> TypeGuard[int | float]:
     """A finite JSON number (``bool`` is not a number, NaN and infinities are not JSON)."""
+    kind = type(value)
+    if kind is int:
+        return True
+    if kind is float:
+        return math.isfinite(value)  # type: ignore[arg-type]
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
     return isinstance(value, int) or math.isfinite(value)
@@ -84,7 +89,7 @@ def declared_types(view: dict[str, Any]) -> list[str] | None:
     """The ``type`` keyword as an ordered list of known type names, or None when absent."""
     raw = view.get("type")
     if isinstance(raw, str):
-        raw = [raw]
+        return [raw] if raw in JSON_TYPES else []  # what the list below makes of ``[raw]``
     if not isinstance(raw, list):
         return None
     return [t for t in dict.fromkeys(raw) if isinstance(t, str) and t in JSON_TYPES]
@@ -100,6 +105,8 @@ def flatten(root: JSON, schema: JSON, hops: int = 0) -> dict[str, Any]:
         return {}
     if hops > MAX_REF_HOPS:
         raise SchemaTooDeep("the schema's $ref/allOf chain is too deep (cyclic?)")
+    if "$ref" not in schema and "allOf" not in schema:
+        return dict(schema)  # nothing to merge in (most subschemas): the copy the below makes
     view = {k: v for k, v in schema.items() if k not in ("$ref", "allOf")}
     ref = schema.get("$ref")
     if isinstance(ref, str):
