@@ -581,7 +581,8 @@ def test_the_lint_mapping_check_accepts_every_mapping_and_nothing_else() -> None
     from mcprobe.core.lint.rules import MAPPING
 
     assert isinstance({}, MAPPING) and isinstance(MappingProxyType({"a": 1}), MAPPING)
-    assert not any(isinstance(v, MAPPING) for v in ([], "x", 1, None, True, ("a", 1)))
+    others: tuple[object, ...] = ([], "x", 1, None, True, ("a", 1))
+    assert not any(isinstance(v, MAPPING) for v in others)
     # A listing of read-only mappings is walked like one of dicts.
     schema = {"type": "object", "properties": {"x": {}}, "required": []}
     proxied = {"type": "object", "properties": MappingProxyType({"x": MappingProxyType({})})}

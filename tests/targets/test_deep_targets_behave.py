@@ -320,11 +320,11 @@ def test_without_a_data_dir_a_target_writes_only_a_private_temp_dir_removed_on_e
         cwd=cwd,
         env={**env, "TMPDIR": str(temp)},
     )
+    call = {"name": "save_note", "arguments": {"text": "kept in the temp dir"}}
     lines = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "save_note"}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call},
     ]
-    lines[1]["params"]["arguments"] = {"text": "kept in the temp dir"}
     out, _ = proc.communicate(b"".join(json.dumps(m).encode() + b"\n" for m in lines), ANSWER)
     assert proc.returncode == 0
     assert b"note saved" in out
