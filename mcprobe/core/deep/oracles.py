@@ -56,6 +56,7 @@ from mcprobe.core.deep.signatures import (
 from mcprobe.core.isolation import FILE_LIMIT_DEATH
 from mcprobe.core.model import JSON, RawCall, RawKind
 from mcprobe.core.quoting import quoted
+from mcprobe.core.schema.view import json_type
 
 __all__ = ["judge_corruption", "judge_tool"]
 
@@ -282,22 +283,6 @@ def _crash(reading: _Reading) -> str | None:
     )
 
 
-def _json_type(value: JSON) -> str | None:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "integer" if value.is_integer() else "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "null" if value is None else None
-
-
 def _other_type(named: str, allowed: frozenset[str] | set[str]) -> bool:
     """Whether ``named`` is none of ``allowed`` (an integer is a number)."""
     return named not in allowed and not (named == "number" and "integer" in allowed)
@@ -317,8 +302,8 @@ def _contradiction(reading: _Reading, view: _FieldView) -> str | None:
             f"for {_listed(wrong)}: the value was read as another type (a JSON-looking string "
             "parsed before the tool saw it?)"
         )
-    sent = _json_type(reading.edge.value) if "+" not in reading.edge.field else None
-    if sent is None:
+    sent = json_type(reading.edge.value) if "+" not in reading.edge.field else "unknown"
+    if sent == "unknown":
         return None
     seen = {t for t in received_types(reading.text) if _other_type(t, {sent})}
     if not seen:
