@@ -31,8 +31,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol, TypeVar
 
+from mcprobe.core.cases.kinds import CaseKind
 from mcprobe.core.model import (
-    CaseKind,
     CaseResult,
     Deduction,
     Outcome,

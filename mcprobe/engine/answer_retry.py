@@ -36,9 +36,10 @@ from mcprobe.core.cases.answer_values import (
     empty_answer,
     pool_values,
 )
+from mcprobe.core.cases.kinds import CaseKind
 from mcprobe.core.cases.selection import real_values_allowed
 from mcprobe.core.lint.security_text import shown
-from mcprobe.core.model import JSON, Case, CaseKind, CaseResult, CaseSource, Outcome
+from mcprobe.core.model import JSON, Case, CaseResult, CaseSource, Outcome
 
 __all__ = ["retry_with_answer_values"]
 

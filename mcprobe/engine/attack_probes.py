@@ -32,8 +32,9 @@ import anyio
 from anyio.abc import Listener, SocketListener, SocketStream
 
 from mcprobe.client.transports.netns import listener_in
+from mcprobe.core.cases.kinds import CaseKind
 from mcprobe.core.knobs import FUZZ_DESTRUCTIVE, FrontEnd
-from mcprobe.core.model import JSON, CaseKind, Finding, FuzzRun, Outcome, RawCall, RawKind
+from mcprobe.core.model import JSON, Finding, FuzzRun, Outcome, RawCall, RawKind
 from mcprobe.core.security.probes import Probe, ProbeSetup, judge_probes, plan_probes
 from mcprobe.core.security.results import answer_findings, code_runners, exposed_values
 from mcprobe.core.security.template_probes import (

@@ -62,6 +62,7 @@ import anyio
 from mcprobe.core.calls.classify import classify_call, classify_unknown_tool_probe
 from mcprobe.core.calls.evidence import judge_controls
 from mcprobe.core.cases.generate import generate_cases
+from mcprobe.core.cases.kinds import CaseKind
 from mcprobe.core.cases.selection import (
     DEFAULT_MAX_TOOLS,
     UNKNOWN_REQUESTED,
@@ -73,7 +74,6 @@ from mcprobe.core.knobs import FrontEnd
 from mcprobe.core.model import (
     JSON,
     Case,
-    CaseKind,
     CaseResult,
     Coverage,
     FuzzRun,

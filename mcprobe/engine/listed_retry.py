@@ -17,10 +17,11 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from mcprobe.core.calls.evidence import unmet_precondition
+from mcprobe.core.cases.kinds import CaseKind
 from mcprobe.core.cases.listed_values import retry_arguments
 from mcprobe.core.cases.selection import real_values_allowed
 from mcprobe.core.lint.security_text import shown
-from mcprobe.core.model import JSON, Case, CaseKind, CaseResult
+from mcprobe.core.model import JSON, Case, CaseResult
 
 __all__ = ["retry_with_listed_values"]
 

@@ -24,6 +24,7 @@ from typing import Any, Protocol, runtime_checkable
 import anyio
 import anyio.abc
 
+from mcprobe.core.cases.kinds import CaseKind
 from mcprobe.core.checks.catalogue import CheckResult
 from mcprobe.core.checks.progress import (
     CancelObservation,
@@ -33,7 +34,7 @@ from mcprobe.core.checks.progress import (
     judge_progress,
     judge_progress_total,
 )
-from mcprobe.core.model import JSON, CaseKind, CaseResult, FuzzRun, Outcome
+from mcprobe.core.model import JSON, CaseResult, FuzzRun, Outcome
 from mcprobe.engine.timeline import phase
 
 _Observing = Coroutine[Any, Any, CancelObservation]

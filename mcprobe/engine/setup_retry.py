@@ -14,7 +14,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 
 from mcprobe.core.calls.evidence import setup_plan, unmet_precondition
-from mcprobe.core.model import Case, CaseKind, CaseResult, Outcome, RawCall
+from mcprobe.core.cases.kinds import CaseKind
+from mcprobe.core.model import Case, CaseResult, Outcome, RawCall
 
 __all__ = ["retry_after_setup"]
 

@@ -115,7 +115,7 @@ def to_result_out(result: CaseResult, crashed_by: str | None = None) -> FuzzResu
             # descriptor's cost)
             "name": tool if tool.isascii() else safe_text(tool),
             "case": label if label.isascii() else safe_text(label),
-            "kind": r.kind._value_,
+            "kind": str(r.kind),  # a StrEnum member: its plain value
             "malformed": r.malformed,
             "outcome": r.outcome._value_,
             "silently_accepted": r.silently_accepted,
@@ -146,7 +146,7 @@ def _result_fields(result: CaseResult, verdicts: list[str]) -> dict[str, Any]:
     return {
         "name": safe_field(result.tool),
         "case": safe_field(result.label),
-        "kind": result.kind.value,
+        "kind": str(result.kind),
         "malformed": result.malformed,
         "outcome": result.outcome.value,
         "silently_accepted": result.silently_accepted,

@@ -10,7 +10,8 @@ import time
 from typing import Any
 
 from mcprobe.core.cases.generate import EXTRA_GARBAGE_KEY, MAX_CASES, generate_cases
-from mcprobe.core.model import CaseKind, ToolCases
+from mcprobe.core.cases.kinds import CaseKind
+from mcprobe.core.model import ToolCases
 from mcprobe.core.schema.dialect import is_valid
 from tests.support.paths import REPO_ROOT
 

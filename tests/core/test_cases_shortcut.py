@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from mcprobe.core.cases import generate as cases_module
 from mcprobe.core.cases.generate import generate_cases
-from mcprobe.core.model import CaseKind, ToolCases
+from mcprobe.core.cases.kinds import CaseKind
+from mcprobe.core.model import ToolCases
 from mcprobe.core.schema.dialect import is_valid
 
 DRAFT_07 = "http://json-schema.org/draft-07/schema#"

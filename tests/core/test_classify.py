@@ -18,7 +18,8 @@ from mcprobe.core.calls.classify import (
     forget_texts,
     leak_kind,
 )
-from mcprobe.core.model import JSON, Case, CaseKind, Outcome, RawCall, RawKind
+from mcprobe.core.cases.kinds import CaseKind
+from mcprobe.core.model import JSON, Case, Outcome, RawCall, RawKind
 
 VALID = Case("divide", CaseKind.VALID, "valid", {"a": 1, "b": 2}, malformed=False)
 WRONG = Case("divide", CaseKind.WRONG_TYPE, "wrong_type:a", {"a": [], "b": 2}, malformed=True)

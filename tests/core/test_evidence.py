@@ -18,10 +18,10 @@ from mcprobe.core.calls.evidence import (
     unmet_precondition,
 )
 from mcprobe.core.cases.generate import generate_cases
+from mcprobe.core.cases.kinds import CaseKind
 from mcprobe.core.model import (
     JSON,
     Case,
-    CaseKind,
     CaseResult,
     CaseSource,
     Coverage,

@@ -8,7 +8,8 @@ from typing import Any
 from mcprobe.client.transports.http_cap import visible_lone_surrogates
 from mcprobe.core.calls.classify import classify_call
 from mcprobe.core.cases.generate import generate_cases
-from mcprobe.core.model import Case, CaseKind, RawCall, RawKind
+from mcprobe.core.cases.kinds import CaseKind
+from mcprobe.core.model import Case, RawCall, RawKind
 from mcprobe.core.schema.dialect import instance_errors, schema_problems
 from mcprobe.core.schema.json_depth import (
     CLIPPED,

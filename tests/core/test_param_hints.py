@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from mcprobe.core.cases.generate import generate_cases
+from mcprobe.core.cases.kinds import CaseKind
 from mcprobe.core.cases.param_hints import NAME_HINTS, hinted_values
-from mcprobe.core.model import JSON, CaseKind
+from mcprobe.core.model import JSON
 from mcprobe.core.schema.dialect import is_valid
 
 

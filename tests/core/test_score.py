@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from mcprobe.core.cases.kinds import CaseKind
 from mcprobe.core.cases.selection import (
     NOT_REQUESTED,
     UNKNOWN_REQUESTED,
@@ -15,7 +16,6 @@ from mcprobe.core.cases.selection import (
 )
 from mcprobe.core.knobs import FrontEnd
 from mcprobe.core.model import (
-    CaseKind,
     CaseResult,
     Coverage,
     Finding,

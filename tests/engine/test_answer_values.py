@@ -11,7 +11,8 @@ import anyio
 import pytest
 
 from mcprobe import audit_stdio
-from mcprobe.core.model import JSON, CaseKind, CaseResult, CaseSource, RawCall
+from mcprobe.core.cases.kinds import CaseKind
+from mcprobe.core.model import JSON, CaseResult, CaseSource, RawCall
 from mcprobe.engine.fuzz_runner import run_fuzz
 from mcprobe.report.model import ConformanceReport, FuzzResultOut
 from tests.support.fake_target import FakeTarget, ok_text, snapshot_of, tool_error

@@ -9,7 +9,8 @@ import anyio
 import pytest
 
 from mcprobe.core.cases.generate import generate_cases
-from mcprobe.core.model import JSON, Case, CaseKind, FuzzRun, Outcome, RawCall, RawKind
+from mcprobe.core.cases.kinds import CaseKind
+from mcprobe.core.model import JSON, Case, FuzzRun, Outcome, RawCall, RawKind
 from mcprobe.core.verdicts import CRITICAL_KEYS
 from mcprobe.engine.fuzz_runner import MAX_RESTARTS, run_fuzz
 from tests.support.fake_target import (

@@ -61,7 +61,7 @@ def validated(r: CaseResult, crashed_by: str | None = None) -> FuzzResultOut:
     return FuzzResultOut(
         name=r.tool,
         case=r.label,
-        kind=r.kind.value,
+        kind=str(r.kind),
         malformed=r.malformed,
         outcome=r.outcome.value,
         silently_accepted=r.silently_accepted,

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcprobe.core.cases.kinds import CaseKind
 from mcprobe.core.model import (
     JSON,
-    CaseKind,
     CaseResult,
     Finding,
     Location,

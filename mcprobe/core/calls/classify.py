@@ -34,12 +34,12 @@ from typing import Any
 
 from mcprobe.core.calls.evidence import RESOURCE_LIMIT, environment_cause, failure_text
 from mcprobe.core.calls.result_shape import describe, result_shape_problems
+from mcprobe.core.cases.kinds import CaseKind
 from mcprobe.core.isolation import FILE_LIMIT_DEATH
 from mcprobe.core.model import (
     INTERNAL_ERROR,
     JSON,
     Case,
-    CaseKind,
     CaseResult,
     Outcome,
     RawCall,

@@ -5,15 +5,13 @@ Entry point: ``generate_cases(tool_json) -> ToolCases``. Pure and deterministic:
 definition gives the same cases, byte for byte (no randomness, no set iteration, no hashing).
 It never raises: a hostile or broken definition gives fewer cases and a ``note`` saying why.
 
-**Labels.** ``kind`` or ``kind:field``; nested fields are dotted (``address.zip``). Kinds, per
-field: ``missing_required`` (required fields), ``wrong_type`` (a value outside *every* type the
-field allows; ``1.5`` is outside ``integer``, a string is outside ``number``), ``out_of_enum``
-(``enum``/``const``), ``below_minimum``/``above_maximum`` (numeric bounds), ``too_short``/
-``too_long`` (string length or array size), ``pattern_mismatch``, ``null_value`` (when ``null``
-is not allowed and the field is not marked OpenAPI-style ``nullable: true``). Per tool:
-``extra_garbage`` (``EXTRA_GARBAGE_KEY`` added, only when the root forbids extra keys via
-``additionalProperties: false`` or ``unevaluatedProperties: false``) and ``non_object_arguments``
-(``[]`` as the whole ``arguments``, only when the root's ``type`` is exactly ``object``).
+**Labels.** ``kind`` or ``kind:field``; nested fields are dotted (``address.zip``). What the
+kinds are, what each means and in which order they come is ``kinds.CASE_KINDS``, one record per
+kind (docs/checks.md "Case kinds" is the same table): a per-field kind is proposed by its
+record's builder for each field it applies to; the two per-tool kinds are built here, an
+undeclared key (``EXTRA_GARBAGE_KEY``, only when the root forbids extra keys via
+``additionalProperties: false`` or ``unevaluatedProperties: false``) and an array as the whole
+``arguments`` (only when the root's ``type`` is exactly ``object``).
 
 **Proof.** Every case is validated with the real validator in the schema's own dialect
 (``schema_dialect``; formats asserted; local ``$ref`` only). ``valid`` must validate. A
@@ -62,14 +60,13 @@ that could be synthesized) and emitted when provably malformed as above.
 one that fails its dialect's meta-schema gets no cases and a note. A *missing* ``inputSchema``
 is treated as ``{"type": "object"}`` (the MCP default shape): the valid case is ``{}``, noted.
 
-**Order and caps.** ``valid`` first; then fields in schema property order (declared
-``properties`` first, then required names without a declaration; a nested object's fields right
-after the object), kinds in ``CaseKind`` order within a field; then ``extra_garbage``, then
-``non_object_arguments``. At most one case per kind per field; fields are walked to
-``MAX_FIELD_DEPTH`` levels and at most ``MAX_FIELDS`` fields. At most ``MAX_CASES`` cases per tool:
-the SPEC's core kinds (valid, missing_required, wrong_type, out_of_enum, extra_garbage,
-non_object_arguments) are kept first in order, then the others in order; the rest are dropped
-with a reason. Generator caps for hostile schemas (huge lengths, cycles) live in ``values``.
+**Order and caps.** ``valid`` first; then fields in schema property order (declared ``properties``
+first, then required names without a declaration; a nested object's fields right after the object),
+kinds in ``CASE_KINDS`` order within a field; then the two per-tool kinds. At most one case per kind
+per field; fields are walked to ``MAX_FIELD_DEPTH`` levels and at most ``MAX_FIELDS`` fields. At
+most ``MAX_CASES`` cases per tool: the SPEC's core kinds (``CaseKindSpec.core``) are kept first in
+order, then the others in order; the rest are dropped with a reason. Generator caps for hostile
+schemas (huge lengths, cycles) live in ``values``.
 """
 
 from __future__ import annotations
@@ -81,7 +78,7 @@ import jsonschema
 from referencing import Registry
 
 from mcprobe.core.cases.discovery import for_tool
-from mcprobe.core.cases.kinds import CORE_KINDS, FIELD_KINDS, REMOVE, FieldSite, Proposals
+from mcprobe.core.cases.kinds import CORE_KINDS, FIELD_KINDS, REMOVE, CaseKind, FieldSite, Proposals
 from mcprobe.core.cases.quick_check import QuickCheck
 from mcprobe.core.cases.values import (
     SCALAR_TYPES,
@@ -90,7 +87,7 @@ from mcprobe.core.cases.values import (
     copy_json,
     property_schema,
 )
-from mcprobe.core.model import JSON, Case, CaseKind, CaseSource, DroppedCase, ToolCases
+from mcprobe.core.model import JSON, Case, CaseSource, DroppedCase, ToolCases
 from mcprobe.core.schema.dialect import schema_problems, validator_class_for
 from mcprobe.core.schema.view import SchemaTooDeep, allowed_types, allowed_types_of_view
 

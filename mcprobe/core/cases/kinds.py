@@ -9,11 +9,12 @@ generator. ``generate`` then proves each case against the schema before it is em
 builder only proposes; it never needs to be right. Builders that cannot make a case say why with
 ``site.drop``. Pure and deterministic.
 
-To add a malformed kind: a ``CaseKind`` member (model.py), a builder here and one ``CaseKindSpec``
-in ``CASE_KINDS`` (tuple order = the order of a field's cases), a ``| `kind` |`` row in the
-"Case kinds" table of docs/checks.md in the same place (the table's order is the pin: it orders
-every report's cases), the kind named in core/cases/generate.py's docstring, and a test in
-tests/core/test_cases.py. tests/test_registries.py checks each against ``CASE_KINDS``.
+To add a malformed kind (3 files): here, a ``CaseKind`` member, its builder and one
+``CaseKindSpec`` in ``CASE_KINDS`` (tuple order = the order of a field's cases); a ``| `kind` |``
+row in the "Case kinds" table of docs/checks.md in the same place (the table's order is the pin:
+it orders every report's cases); and a test in tests/core/test_cases.py. tests/test_registries.py
+checks each against ``CASE_KINDS``. ``CaseKind`` lives here, not in ``core/model.py`` (whose
+``Case.kind`` is its plain value), so the kind, its record and its builder are one file.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from mcprobe.core.cases.values import (
@@ -31,10 +33,37 @@ from mcprobe.core.cases.values import (
     numeric_bound,
     safe_search,
 )
-from mcprobe.core.model import JSON, CaseKind
+from mcprobe.core.model import JSON
 from mcprobe.core.schema.view import is_number, json_type
 
-__all__ = ["CASE_KINDS", "CORE_KINDS", "FIELD_KINDS", "REMOVE", "CaseKindSpec", "FieldSite"]
+__all__ = [
+    "CASE_KINDS",
+    "CORE_KINDS",
+    "FIELD_KINDS",
+    "REMOVE",
+    "CaseKind",
+    "CaseKindSpec",
+    "FieldSite",
+]
+
+
+class CaseKind(StrEnum):
+    """Why a case exists. The case label is ``kind`` or ``kind:field``."""
+
+    VALID = "valid"
+    MISSING_REQUIRED = "missing_required"
+    WRONG_TYPE = "wrong_type"
+    OUT_OF_ENUM = "out_of_enum"
+    EXTRA_GARBAGE = "extra_garbage"
+    BELOW_MINIMUM = "below_minimum"
+    ABOVE_MAXIMUM = "above_maximum"
+    TOO_SHORT = "too_short"
+    TOO_LONG = "too_long"
+    PATTERN_MISMATCH = "pattern_mismatch"
+    NULL_VALUE = "null_value"
+    NON_OBJECT_ARGUMENTS = "non_object_arguments"
+    UNKNOWN_TOOL = "unknown_tool"  # the once-per-server call to a tool that does not exist
+
 
 REMOVE: Any = object()  # marker: delete the key instead of setting it
 
