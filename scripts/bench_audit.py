@@ -10,6 +10,11 @@ For each target, alternating contender by contender run by run (machine noise hi
                ``git archive <commit> mcprobe | tar -x -C DIR``), run as ``python -m mcprobe``;
 - ``mcpscore`` ``mcpscore --smoke --stdio <target>`` when ``--mcpscore EXE`` is given (a static
                peer: it lists and smoke-calls, it does not fuzz).
+- ``original`` the TypeScript original (github.com/alitiknazoglu/mcprobe, not on npm: a checkout
+               built with ``npm install && npm run build:probe``), ``node DIST/index.js audit
+               --stdio "<target>" --fuzz`` when ``--original DIST/index.js`` is given. It fuzzes
+               at most 10 tools and skips the ones marked destructive, so compare it at
+               ``--max-tools 10`` (like for like on the official servers, which mark none).
 
 The physical limit of one mcprobe audit (issue 21) is computed from that audit's own report:
 ``boot`` (median) + the longest single call chain (the slowest call, plus the cancellation
@@ -23,6 +28,7 @@ probes (count and summed latency from the ``-vv`` timeline). Real servers run in
 
     .venv/bin/python scripts/bench_audit.py [--runs 3] [--max-tools 10]
         [--targets fast,slow,slowtool,many,everything,filesystem] [--before DIR] [--mcpscore EXE]
+        [--original DIST/index.js]
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import statistics
 import subprocess
 import sys
@@ -130,6 +137,8 @@ class Target:
             command = [*prefix, PY, __file__, "--boot-only", json.dumps(argv)]
         elif contender == "mcpscore":
             command = [*prefix, *exe["mcpscore"], "--smoke", "--stdio", *argv]
+        elif contender == "original":
+            command = [*prefix, *exe["original"], "audit", "--stdio", shlex.join(argv), "--fuzz"]
         else:
             command = [*prefix, *exe[contender], "audit", *options, "--", *argv]
         started = time.perf_counter()
@@ -185,6 +194,7 @@ def main() -> None:
     parser.add_argument("--max-tools", type=int, default=10)
     parser.add_argument("--before", help="directory holding an older mcprobe package")
     parser.add_argument("--mcpscore", help="an mcpscore executable (a static peer)")
+    parser.add_argument("--original", help="the TypeScript original's built dist/index.js")
     parser.add_argument("--boot-only", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.boot_only:
@@ -198,6 +208,9 @@ def main() -> None:
     if args.mcpscore:
         exe["mcpscore"] = [args.mcpscore]
         contenders.append("mcpscore")
+    if args.original:
+        exe["original"] = ["node", args.original]
+        contenders.append("original")
     problem = real_servers.skip_reason()
     for name in args.targets.split(","):
         target = Target(name, args.max_tools)
