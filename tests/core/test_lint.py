@@ -593,3 +593,9 @@ def test_the_lint_mapping_check_accepts_every_mapping_and_nothing_else() -> None
     params = [f.code for f in as_dicts if f.code.startswith("param.")]
     assert params == ["param.untyped", "param.missing_description"]
     assert [f.code for f in as_proxies if f.code.startswith("param.")] == params
+
+
+def test_a_name_listed_twice_counts_once_towards_its_naming_style() -> None:
+    names = ["get_user", "get_user", "deleteItem", "fetchPage"]
+    (mixed,) = of(lint(*(sound_tool(n) for n in names)), "tool.unusual_name")
+    assert "2 camelCase" in mixed.message and "1 snake_case (`get_user`)" in mixed.message

@@ -278,11 +278,13 @@ def _restyle(name: str, style: str) -> str:
 
 def check_mixed_styles(snapshot: ServerSnapshot, views: list[ToolView]) -> Iterator[Finding]:
     by_style: dict[str, list[str]] = {}
+    seen: set[str] = set()  # (a name has one style: a set, not a scan of its style's list)
     for view in views:
         if view.raw is None or not isinstance(view.raw.get("name"), str):
             continue
         style = _style(view.label)
-        if style is not None and view.label not in by_style.get(style, []):
+        if style is not None and view.label not in seen:
+            seen.add(view.label)
             by_style.setdefault(style, []).append(view.label)
     if len(by_style) < 2:
         return
