@@ -808,8 +808,31 @@ def call_verdicts(call: Classified) -> tuple[str, ...]:
     (``VerdictKind.detect``, ``detect_probe`` for the unknown-tool probe), run here, once, when
     the call is classified (``classify``) or judged inconclusive (``evidence``), and stored on
     it; the score, the report and every renderer read that list."""
-    detectors = _PROBE_DETECTORS if call.kind == _UNKNOWN_TOOL else _DETECTORS
-    return tuple([key for key, detect in detectors if detect(call)])
+    # A detector reads nothing but ``Classified``'s fields (its type allows no more), so calls
+    # alike in them show the same verdicts, and most calls of a run are alike (a rejection, a
+    # plain success): each answer is kept by those fields, as many as ``_SEEN_MAX`` (a run's
+    # distinct texts could grow it).
+    shape = (
+        call.kind,
+        call.malformed,
+        call.outcome,
+        call.error_code,
+        call.flags,
+        call.inconclusive,
+        call.environment,
+    )
+    found = _SEEN.get(shape)
+    if found is None:
+        detectors = _PROBE_DETECTORS if call.kind == _UNKNOWN_TOOL else _DETECTORS
+        found = tuple([key for key, detect in detectors if detect(call)])
+        if len(_SEEN) >= _SEEN_MAX:
+            _SEEN.clear()
+        _SEEN[shape] = found
+    return found
+
+
+_SEEN: dict[tuple[object, ...], tuple[str, ...]] = {}
+_SEEN_MAX = 4096
 
 
 def judged(result: CaseResult) -> CaseResult:
