@@ -199,24 +199,54 @@ class CaseResult:
     arguments: JSON
     outcome: Outcome
     latency_ms: float
-    silently_accepted: bool = False
-    empty_success: bool = False
-    output_schema_violation: bool = False
-    leak: bool = False
+    # The per-call evidence, as data: the keys of the verdicts it shows on its own
+    # (``silentlyAccepted``, ``leak``…: each ``VerdictKind`` whose detector reads a flag), set
+    # where it is observed (``calls/classify``, ``calls/evidence``). A new flag is a new key
+    # here, never a new field.
+    flags: frozenset[str] = frozenset()
     error_code: int | None = None
     message: str | None = None  # short excerpt of the response (untrusted text)
     note: str | None = None  # mcprobe's own explanation (e.g. which validation failed)
     source: CaseSource = CaseSource.SYNTHESIZED
-    failure_as_success: bool = False  # no ``isError``, but the content plainly reports failure
     environment: str | None = None  # the machine, not the server, caused it (excerpt of why)
     inconclusive: str | None = None  # why this result proves nothing (excluded from scores)
-    # A malformed case answered exactly like the valid call that failed on the machine (the same
-    # network error): the input reached the handler unvalidated (``evidence.judge_controls``).
-    validation_bypass: bool = False
     # The verdict keys it shows (``core.verdicts.call_verdicts``), in catalogue priority order:
     # set when the call is classified and when it is judged inconclusive; every score, report
     # and renderer reads this one list.
     verdicts: tuple[str, ...] = ()
+
+    # The flags many readers name, read from ``flags``.
+    @property
+    def silently_accepted(self) -> bool:
+        """A malformed call answered as a success."""
+        return "silentlyAccepted" in self.flags
+
+    @property
+    def empty_success(self) -> bool:
+        """A valid call's success with no usable content."""
+        return "emptySuccess" in self.flags
+
+    @property
+    def output_schema_violation(self) -> bool:
+        """A success that breaks the tool's own outputSchema."""
+        return "outputSchemaViolation" in self.flags
+
+    @property
+    def leak(self) -> bool:
+        """An error text that leaks internals."""
+        return "leak" in self.flags
+
+    @property
+    def failure_as_success(self) -> bool:
+        """No ``isError``, but the content plainly reports failure."""
+        return "failureAsSuccess" in self.flags
+
+    @property
+    def validation_bypass(self) -> bool:
+        """A malformed case answered exactly like the valid call that failed on the machine (the
+        same network error): the input reached the handler unvalidated
+        (``evidence.judge_controls``)."""
+        return "validationBypass" in self.flags
 
     @property
     def invalid_result(self) -> bool:

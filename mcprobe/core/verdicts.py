@@ -19,17 +19,19 @@ is classified and stored on it as ``CaseResult.verdicts``), which of them cost a
 Pure: no I/O.
 
 To add a verdict kind: append a ``VerdictKind`` to ``VERDICTS`` (the tuple order is the priority
-order of the critical list and the fix plan), detect it where its evidence is (``call_verdicts``
-for a classified call, with a ``flag`` if the fuzz tables should show it; a dimension's scoring
-function for a deduction that is not about one call), and document it in ``docs/checks.md``.
+order of the critical list and the fix plan, and the order ``call_verdicts`` runs the detectors),
+give it its detector (``detect=``, a pure predicate over the classified call: ``flagged(key)``
+when the evidence is a new flag, which ``calls/classify`` adds to ``CaseResult.flags`` where it is
+observed; a ``flag`` text if the fuzz tables should show it; a dimension's scoring function for a
+deduction that is not about one call), and document it in ``docs/checks.md``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol, TypeVar
+from typing import Protocol, TypeAlias, TypeVar
 
 from mcprobe.core.cases.kinds import CaseKind
 from mcprobe.core.model import (
@@ -57,6 +59,7 @@ __all__ = [
     "deduction_fix",
     "deduction_label",
     "deduction_reason",
+    "flagged",
     "flags",
     "fmt_number",
     "group_problems",
@@ -96,6 +99,10 @@ class VerdictKind:
       HTML report and ``-v`` these words); empty: not a per-call flag.
     - ``deducted_as``: the verdict whose deduction line counts it (the unknown-tool probe's
       accepted call is one more "silently accepted" case); None: its own.
+    - ``detect``: its detector, a pure predicate over one classified fuzz call (``Classified``;
+      ``flagged(key)`` when the evidence is a flag the call carries in ``flags``);
+      ``detect_probe`` the same for the unknown-tool probe. None: not a per-call verdict.
+      ``call_verdicts`` runs them in tuple order.
     """
 
     key: str
@@ -113,9 +120,115 @@ class VerdictKind:
     advice: str = ""
     flag: str = ""
     deducted_as: str | None = None
+    detect: Detector | None = None
+    detect_probe: Detector | None = None
 
 
 _FUZZ = frozenset({ERROR_HANDLING, LIVENESS})
+
+# --------------------------------------------------------------------------- detectors
+# Each a pure predicate over one classified call (``Classified``): the verdict's own detection,
+# held by its record. ``call_verdicts`` runs them in ``VERDICTS`` order.
+
+Detector: TypeAlias = "Callable[[Classified], bool]"
+
+_CRASH = Outcome.PROTOCOL_CRASH.value
+_TIMEOUT = Outcome.TIMEOUT.value
+_OK = Outcome.OK.value
+_PROTOCOL_ERROR = Outcome.PROTOCOL_ERROR.value
+_REJECTIONS = (Outcome.TOOL_ERROR.value, _PROTOCOL_ERROR)
+_UNKNOWN_TOOL = CaseKind.UNKNOWN_TOOL.value
+
+
+def flagged(key: str) -> Detector:
+    """The detector of a verdict whose evidence is the flag ``key`` on the call (``flags``)."""
+
+    def detect(call: Classified) -> bool:
+        return key in call.flags
+
+    return detect
+
+
+def _conclusive_flag(key: str) -> Detector:
+    """``flagged(key)``, on a call that is not inconclusive (one proves nothing)."""
+
+    def detect(call: Classified) -> bool:
+        return call.inconclusive is None and key in call.flags
+
+    return detect
+
+
+def _crashed(call: Classified) -> bool:
+    # A crash is evidence on its own, except a death the machine caused (the sandbox's
+    # file-size limit killed the target: ``calls/classify``), which is inconclusive.
+    return call.outcome == _CRASH and (call.environment is None or call.inconclusive is None)
+
+
+def _timed_out(call: Classified) -> bool:
+    return call.outcome == _TIMEOUT
+
+
+def _invalid_result(call: Classified) -> bool:
+    # A result that breaks the MCP result schema: a protocolError with no JSON-RPC error code
+    # (every JSON-RPC error reply carries one); it is neither a success nor a rejection.
+    return call.outcome == _PROTOCOL_ERROR and call.error_code is None
+
+
+def _internal(call: Classified) -> bool:
+    return call.outcome == _PROTOCOL_ERROR and is_internal_error(call.error_code)
+
+
+def _valid_refused(call: Classified) -> bool:
+    """A conclusive valid call refused (a rejection, not an invalid result)."""
+    return (
+        call.inconclusive is None
+        and not call.malformed
+        and call.outcome in _REJECTIONS
+        and not _invalid_result(call)
+    )
+
+
+def _rejected_valid(call: Classified) -> bool:
+    return _valid_refused(call) and not _internal(call)
+
+
+def _internal_error_valid(call: Classified) -> bool:
+    return _valid_refused(call) and _internal(call)
+
+
+def _internal_error(call: Classified) -> bool:
+    # A proven validation bypass is its own verdict, in place of this one.
+    return (
+        call.inconclusive is None
+        and call.malformed
+        and "validationBypass" not in call.flags
+        and _internal(call)
+    )
+
+
+# The unknown-tool probe (a call to a tool that does not exist): one outcome verdict, none
+# when it is inconclusive (only a leak is evidence on its own there).
+
+
+def _probe_crashed(call: Classified) -> bool:
+    return call.inconclusive is None and call.outcome == _CRASH
+
+
+def _probe_timed_out(call: Classified) -> bool:
+    return call.inconclusive is None and call.outcome == _TIMEOUT
+
+
+def _probe_invalid_result(call: Classified) -> bool:
+    return call.inconclusive is None and _invalid_result(call)
+
+
+def _probe_accepted(call: Classified) -> bool:
+    return call.inconclusive is None and call.outcome == _OK
+
+
+def _probe_internal_error(call: Classified) -> bool:
+    return call.inconclusive is None and _internal(call)
+
 
 # Order = priority: what takes a server down first, then what lies to the caller, then what a
 # caller cannot work out, then the server's metadata.
@@ -136,6 +249,8 @@ VERDICTS: tuple[VerdictKind, ...] = (
         sarif_id="behavior.protocol_crash",
         advice="Over stdio, write nothing but JSON-RPC messages to stdout (log to stderr): one "
         "stray line breaks the transport.",
+        detect=_crashed,
+        detect_probe=_probe_crashed,
     ),
     VerdictKind(
         key="crashLoop",
@@ -170,6 +285,8 @@ VERDICTS: tuple[VerdictKind, ...] = (
         dimensions=_FUZZ,
         summary="The call got no answer within the per-call timeout.",
         sarif_id="behavior.timeout",
+        detect=_timed_out,
+        detect_probe=_probe_timed_out,
     ),
     VerdictKind(
         key="invalidResult",
@@ -186,6 +303,8 @@ VERDICTS: tuple[VerdictKind, ...] = (
         "the negotiated version (isError not a boolean, content not an array, a malformed content "
         "item, structuredContent not an object).",
         sarif_id="behavior.invalid_result",
+        detect=_invalid_result,
+        detect_probe=_probe_invalid_result,
     ),
     VerdictKind(
         key="silentlyAccepted",
@@ -201,6 +320,7 @@ VERDICTS: tuple[VerdictKind, ...] = (
         sarif_id="behavior.silently_accepted",
         advice="Name the offending field in the error, so the caller can correct the call.",
         flag="silently accepted",
+        detect=flagged("silentlyAccepted"),
     ),
     VerdictKind(
         key="unknownToolAccepted",
@@ -214,6 +334,7 @@ VERDICTS: tuple[VerdictKind, ...] = (
         "result.",
         sarif_id="behavior.unknown_tool_accepted",
         deducted_as="silentlyAccepted",
+        detect_probe=_probe_accepted,
     ),
     VerdictKind(
         key="outputSchemaViolation",
@@ -228,6 +349,7 @@ VERDICTS: tuple[VerdictKind, ...] = (
         sarif_id="behavior.output_schema_violation",
         advice="If the result is right and the schema is wrong, fix the schema instead.",
         flag="output schema violation",
+        detect=flagged("outputSchemaViolation"),
     ),
     VerdictKind(
         key="emptySuccess",
@@ -241,6 +363,7 @@ VERDICTS: tuple[VerdictKind, ...] = (
         "structuredContent).",
         sarif_id="behavior.empty_success",
         flag="empty success",
+        detect=flagged("emptySuccess"),
     ),
     VerdictKind(
         key="failureAsSuccess",
@@ -255,6 +378,7 @@ VERDICTS: tuple[VerdictKind, ...] = (
         "done.",
         sarif_id="behavior.failure_as_success",
         flag="failure as success",
+        detect=flagged("failureAsSuccess"),
     ),
     VerdictKind(
         key="rejectedValid",
@@ -270,6 +394,7 @@ VERDICTS: tuple[VerdictKind, ...] = (
         summary="A valid call whose values are the schema's own examples (or the user's) was "
         "rejected. (A refused call built from mcprobe's own placeholders is inconclusive, never "
         "this verdict.)",
+        detect=_rejected_valid,
     ),
     VerdictKind(
         key="internalErrorValid",
@@ -286,6 +411,7 @@ VERDICTS: tuple[VerdictKind, ...] = (
         "answered with JSON-RPC -32603 (internal error): the handler failed on input its schema "
         "allows.",
         sarif_id="behavior.internal_error_valid",
+        detect=_internal_error_valid,
     ),
     VerdictKind(
         key="internalError",
@@ -300,6 +426,8 @@ VERDICTS: tuple[VerdictKind, ...] = (
         summary="A call was answered with JSON-RPC -32603 (internal error): the server failed "
         "rather than rejecting the input.",
         sarif_id="behavior.internal_error",
+        detect=_internal_error,
+        detect_probe=_probe_internal_error,
     ),
     VerdictKind(
         key="validationBypass",
@@ -319,6 +447,7 @@ VERDICTS: tuple[VerdictKind, ...] = (
         advice="Check arguments first: an offline client then learns what it did wrong instead "
         "of a network error.",
         flag="validation bypass",
+        detect=_conclusive_flag("validationBypass"),
     ),
     VerdictKind(
         key="leak",
@@ -333,6 +462,8 @@ VERDICTS: tuple[VerdictKind, ...] = (
         advice="Log the internals to stderr instead, and answer with a short message the caller "
         "can act on.",
         flag="leak",
+        detect=flagged("leak"),
+        detect_probe=flagged("leak"),
     ),
     # The deep pass of valid inputs (``--deep``, issue 25): one verdict per ``core.deep.Oracle``
     # (``deep`` + the oracle capitalised). Their deductions are not about one fuzz call: one per
@@ -641,21 +772,11 @@ class Classified(Protocol):
     @property
     def error_code(self) -> int | None: ...
     @property
-    def silently_accepted(self) -> bool: ...
-    @property
-    def output_schema_violation(self) -> bool: ...
-    @property
-    def empty_success(self) -> bool: ...
-    @property
-    def failure_as_success(self) -> bool: ...
+    def flags(self) -> frozenset[str]: ...
     @property
     def inconclusive(self) -> str | None: ...
     @property
     def environment(self) -> str | None: ...
-    @property
-    def leak(self) -> bool: ...
-    @property
-    def validation_bypass(self) -> bool: ...
 
 
 class JudgedCall(Protocol):
@@ -671,80 +792,52 @@ class JudgedCall(Protocol):
 
 _Call = TypeVar("_Call", bound=JudgedCall)
 
-_CRASH = Outcome.PROTOCOL_CRASH.value
-_TIMEOUT = Outcome.TIMEOUT.value
-_OK = Outcome.OK.value
-_PROTOCOL_ERROR = Outcome.PROTOCOL_ERROR.value
-_REJECTIONS = (Outcome.TOOL_ERROR.value, _PROTOCOL_ERROR)
-_UNKNOWN_TOOL = CaseKind.UNKNOWN_TOOL.value
-
 # The per-call flags (``VerdictKind.flag``), in the order a verdict list holds them.
 FLAG_KEYS = tuple(kind.key for kind in VERDICTS if kind.flag)
 
 
+# Each per-call verdict's detector, in ``VERDICTS`` order (the order a verdict list holds them).
+_DETECTORS = tuple((kind.key, kind.detect) for kind in VERDICTS if kind.detect is not None)
+_PROBE_DETECTORS = tuple(
+    (kind.key, kind.detect_probe) for kind in VERDICTS if kind.detect_probe is not None
+)
+
+
 def call_verdicts(call: Classified) -> tuple[str, ...]:
-    """The verdict keys one classified call shows, in priority order: detected here, once,
-    when the call is classified (``classify``) or judged inconclusive (``evidence``), and stored
-    on it; the score, the report and every renderer read that list."""
-    if call.kind == _UNKNOWN_TOOL:
-        return _probe_verdicts(call)
-    keys: list[str] = []
-    # A crash is evidence on its own, except a death the machine caused (the sandbox's
-    # file-size limit killed the target: ``calls/classify``), which is inconclusive.
-    if call.outcome == _CRASH and (call.environment is None or call.inconclusive is None):
-        keys.append("crash")
-    if call.outcome == _TIMEOUT:
-        keys.append("timeout")
-    # A result that breaks the MCP result schema: a protocolError with no JSON-RPC error code
-    # (every JSON-RPC error reply carries one); it is neither a success nor a rejection.
-    invalid = call.outcome == _PROTOCOL_ERROR and call.error_code is None
-    if invalid:
-        keys.append("invalidResult")
-    if call.silently_accepted:
-        keys.append("silentlyAccepted")
-    if call.output_schema_violation:
-        keys.append("outputSchemaViolation")
-    if call.empty_success:
-        keys.append("emptySuccess")
-    if call.failure_as_success:
-        keys.append("failureAsSuccess")
-    if call.inconclusive is not None:  # proves nothing: only what is evidence on its own stays
-        return (*keys, *(["leak"] if call.leak else []))
-    internal = call.outcome == _PROTOCOL_ERROR and is_internal_error(call.error_code)
-    if not call.malformed and call.outcome in _REJECTIONS and not invalid:
-        keys.append("internalErrorValid" if internal else "rejectedValid")
-    if call.validation_bypass:
-        keys.append("validationBypass")
-    elif call.malformed and internal:
-        keys.append("internalError")
-    if call.leak:
-        keys.append("leak")
-    return tuple(keys)
+    """The verdict keys one classified call shows, in priority order: each record's detector
+    (``VerdictKind.detect``, ``detect_probe`` for the unknown-tool probe), run here, once, when
+    the call is classified (``classify``) or judged inconclusive (``evidence``), and stored on
+    it; the score, the report and every renderer read that list."""
+    # A detector reads nothing but ``Classified``'s fields (its type allows no more), so calls
+    # alike in them show the same verdicts, and most calls of a run are alike (a rejection, a
+    # plain success): each answer is kept by those fields, as many as ``_SEEN_MAX`` (a run's
+    # distinct texts could grow it).
+    shape = (
+        call.kind,
+        call.malformed,
+        call.outcome,
+        call.error_code,
+        call.flags,
+        call.inconclusive,
+        call.environment,
+    )
+    found = _SEEN.get(shape)
+    if found is None:
+        detectors = _PROBE_DETECTORS if call.kind == _UNKNOWN_TOOL else _DETECTORS
+        found = tuple([key for key, detect in detectors if detect(call)])
+        if len(_SEEN) >= _SEEN_MAX:
+            _SEEN.clear()
+        _SEEN[shape] = found
+    return found
+
+
+_SEEN: dict[tuple[object, ...], tuple[str, ...]] = {}
+_SEEN_MAX = 4096
 
 
 def judged(result: CaseResult) -> CaseResult:
     """``result`` with its verdicts detected from its outcome and flags (``call_verdicts``)."""
     return replace(result, verdicts=call_verdicts(result))
-
-
-def _probe_verdicts(probe: Classified) -> tuple[str, ...]:
-    """The verdict keys the unknown-tool probe shows (a call to a tool that does not exist)."""
-    keys: list[str] = []
-    if probe.inconclusive is not None:
-        return ("leak",) if probe.leak else ()
-    if probe.outcome == _CRASH:
-        keys.append("crash")
-    elif probe.outcome == _PROTOCOL_ERROR and probe.error_code is None:
-        keys.append("invalidResult")
-    elif probe.outcome == _TIMEOUT:
-        keys.append("timeout")
-    elif probe.outcome == _OK:
-        keys.append("unknownToolAccepted")
-    elif probe.outcome == _PROTOCOL_ERROR and is_internal_error(probe.error_code):
-        keys.append("internalError")
-    if probe.leak:
-        keys.append("leak")
-    return tuple(keys)
 
 
 def protocol_probe_verdicts(verdicts: Sequence[str], error_code: int | None) -> list[str]:

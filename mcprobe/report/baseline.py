@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from mcprobe.core.verdicts import call_verdicts
+from mcprobe.report.model import legacy_flags
 
 __all__ = [
     "BaselineDiff",
@@ -80,6 +81,11 @@ class _Call(_View):
     @property
     def kind(self) -> str:
         return self.case.partition(":")[0]
+
+    @property
+    def flags(self) -> frozenset[str]:
+        """The call's evidence, for a report without ``verdicts`` (``legacy_flags``)."""
+        return legacy_flags(self)
 
     @property
     def verdicts(self) -> tuple[str, ...]:

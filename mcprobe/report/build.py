@@ -72,14 +72,8 @@ def _declared_types(result: CaseResult) -> bool:
     return (
         type(r.tool) is str
         and type(r.label) is str
-        and type(r.malformed)
-        is type(r.silently_accepted)
-        is type(r.empty_success)
-        is type(r.output_schema_violation)
-        is type(r.leak)
-        is type(r.failure_as_success)
-        is type(r.validation_bypass)
-        is bool
+        and type(r.malformed) is bool
+        and type(r.flags) is frozenset
         and (r.error_code is None or type(r.error_code) is int)
         and (r.message is None or type(r.message) is str)
         and (r.note is None or type(r.note) is str)

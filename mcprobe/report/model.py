@@ -186,6 +186,25 @@ class CoverageOut(WireModel):
     )
 
 
+# A report from before schema 1.10 stores no ``verdicts``, only these boolean fields of each
+# call: its evidence (``CaseResult.flags``) is read back from them here, once, for
+# ``call_verdicts`` to derive its verdicts. A flag added since is never among them (no such report
+# has it), so a new flag needs no field here.
+LEGACY_FLAG_FIELDS = (
+    ("silentlyAccepted", "silently_accepted"),
+    ("emptySuccess", "empty_success"),
+    ("outputSchemaViolation", "output_schema_violation"),
+    ("leak", "leak"),
+    ("failureAsSuccess", "failure_as_success"),
+    ("validationBypass", "validation_bypass"),
+)
+
+
+def legacy_flags(call: object) -> frozenset[str]:
+    """The flags of a loaded-back call, from its stored boolean fields (``LEGACY_FLAG_FIELDS``)."""
+    return frozenset(key for key, field in LEGACY_FLAG_FIELDS if getattr(call, field, False))
+
+
 class FuzzResultOut(WireModel):
     name: str = Field(description="the tool")
     case: str = Field(description="the case label, e.g. wrong_type:a")
@@ -233,6 +252,11 @@ class FuzzResultOut(WireModel):
         if "verdicts" not in self.model_fields_set:
             object.__setattr__(self, "verdicts", list(call_verdicts(self)))
         return self
+
+    @property
+    def flags(self) -> frozenset[str]:
+        """The call's evidence, as ``call_verdicts`` reads it (``legacy_flags``)."""
+        return legacy_flags(self)
 
     @property
     def derived(self) -> bool:

@@ -83,9 +83,15 @@ def case(
         label,
         outcome,
         latency_ms=latency,
-        silently_accepted=malformed and outcome is Outcome.OK,
-        empty_success=empty,
-        output_schema_violation=violation,
+        flags={
+            key
+            for key, shown in (
+                ("silentlyAccepted", malformed and outcome is Outcome.OK),
+                ("emptySuccess", empty),
+                ("outputSchemaViolation", violation),
+            )
+            if shown
+        },
         error_code=error_code,
     )
 

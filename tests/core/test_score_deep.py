@@ -130,7 +130,9 @@ def test_deep_deductions_stop_at_four_points_per_dimension_with_a_reason_for_the
 
 def test_the_deep_deduction_comes_after_the_malformed_case_rate_and_does_not_change_it() -> None:
     results = [builders.case_result(n, "valid", Outcome.OK) for n in ("greet", "divide", "echo")]
-    results += [builders.case_result("greet", "wrong_type:x", Outcome.OK, silently_accepted=True)]
+    results += [
+        builders.case_result("greet", "wrong_type:x", Outcome.OK, flags={"silentlyAccepted"})
+    ]
     results += [builders.case_result(n, "wrong_type:x", Outcome.TOOL_ERROR) for n in ("a", "b")]
     fuzz = _run(results)
     found = deep_runs.finding("greet", Oracle.DIFFERENTIAL, "name", "zero")

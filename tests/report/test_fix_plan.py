@@ -74,7 +74,9 @@ def test_one_tool_alone_is_never_called_protocol_level() -> None:
 
 def test_tools_failing_in_their_own_words_are_grouped_but_not_protocol_level() -> None:
     results = [
-        result(n, "wrong_type:x", Outcome.OK, {"x": 1}, silently_accepted=True, message=f"{n} ok")
+        result(
+            n, "wrong_type:x", Outcome.OK, {"x": 1}, flags={"silentlyAccepted"}, message=f"{n} ok"
+        )
         for n in ("a", "b")
     ]
     (fix,) = plan_fixes(audit(server(["a", "b"]), results)).behaviour
@@ -83,8 +85,8 @@ def test_tools_failing_in_their_own_words_are_grouped_but_not_protocol_level() -
 
 def test_different_problems_or_case_kinds_stay_separate_fixes() -> None:
     results = [
-        result("a", "wrong_type:x", Outcome.OK, {"x": 1}, silently_accepted=True),
-        result("b", "null_value:x", Outcome.OK, {"x": None}, silently_accepted=True),
+        result("a", "wrong_type:x", Outcome.OK, {"x": 1}, flags={"silentlyAccepted"}),
+        result("b", "null_value:x", Outcome.OK, {"x": None}, flags={"silentlyAccepted"}),
         result("c", "wrong_type:x", Outcome.PROTOCOL_ERROR, {"x": 1}, error_code=-32603),
     ]
     plan = plan_fixes(audit(server(["a", "b", "c"]), results))

@@ -183,14 +183,16 @@ def test_nothing_critical_gives_no_lines() -> None:
         result("t", "valid", Outcome.OK, {}),
         result("t", "wrong_type:a", Outcome.TOOL_ERROR, {"a": 1}),
         result("t", "missing_required:a", Outcome.PROTOCOL_ERROR, {}, error_code=-32603),
-        result("t", "null_value:a", Outcome.TOOL_ERROR, {"a": None}, leak=True),
+        result("t", "null_value:a", Outcome.TOOL_ERROR, {"a": None}, flags={"leak"}),
     ]
     probe = result("nope", "unknown_tool", Outcome.PROTOCOL_ERROR, {}, error_code=-32602)
     assert critical_lines(results, probe) == []
 
 
 def test_internal_errors_and_leaks_are_problems_but_not_critical() -> None:
-    internal = result("t", "wrong_type:a", Outcome.PROTOCOL_ERROR, {}, error_code=-32603, leak=True)
+    internal = result(
+        "t", "wrong_type:a", Outcome.PROTOCOL_ERROR, {}, error_code=-32603, flags={"leak"}
+    )
     assert problem_keys(internal) == ["internalError", "leak"]
     assert critical_problems([internal]) == []
 
@@ -211,8 +213,8 @@ def test_a_rejected_malformed_call_is_no_problem() -> None:
 
 def test_several_cases_of_one_tool_share_one_critical_line() -> None:
     results = [
-        result("div", "wrong_type:a", Outcome.OK, {}, silently_accepted=True),
-        result("div", "wrong_type:b", Outcome.OK, {}, silently_accepted=True),
+        result("div", "wrong_type:a", Outcome.OK, {}, flags={"silentlyAccepted"}),
+        result("div", "wrong_type:b", Outcome.OK, {}, flags={"silentlyAccepted"}),
     ]
     assert critical_lines(results, None) == [
         "`div`: silently accepts malformed input (`wrong_type:a`, `wrong_type:b`)"

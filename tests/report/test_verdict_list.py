@@ -45,7 +45,7 @@ def _report(*results: CaseResult) -> ConformanceReport:
 
 def _dressed_failure() -> CaseResult:
     return case_result("backup", "valid", Outcome.OK, message="Error: no backup service",
-                       failure_as_success=True)  # fmt: skip
+                       flags={"failureAsSuccess"})  # fmt: skip
 
 
 def _refused_sample() -> CaseResult:
@@ -112,7 +112,7 @@ def test_the_liveness_score_deducts_for_the_stored_verdict_not_a_flag() -> None:
 
 
 def test_a_call_both_empty_and_without_its_structured_content_is_deducted_once() -> None:
-    both = case_result("t", "valid", Outcome.OK, empty_success=True, output_schema_violation=True)
+    both = case_result("t", "valid", Outcome.OK, flags={"emptySuccess", "outputSchemaViolation"})
     assert both.verdicts == ("outputSchemaViolation", "emptySuccess")
     fuzz = FuzzRun(results=(both,) * 3, coverage=Coverage(1, ("t",), ()))
     (deduction,) = liveness_dimension(fuzz).deductions
@@ -131,7 +131,7 @@ def _without_verdicts(report: ConformanceReport) -> Any:
 
 
 def test_a_report_from_before_schema_1_10_gets_its_verdicts_derived_on_load() -> None:
-    leak = case_result("t", "wrong_type:x", Outcome.TOOL_ERROR, leak=True)
+    leak = case_result("t", "wrong_type:x", Outcome.TOOL_ERROR, flags={"leak"})
     built = _report(_dressed_failure(), _refused_sample(), leak)
     loaded = ConformanceReport.model_validate(_without_verdicts(built))
     assert [r.verdicts for r in loaded.fuzz] == [["failureAsSuccess"], [], ["leak"]]

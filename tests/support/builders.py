@@ -4,6 +4,7 @@ classified call, a finding. Tests pass only what they care about; every default 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from mcprobe.core.cases.kinds import CaseKind
@@ -50,10 +51,12 @@ def case_result(
     arguments: JSON = ...,  # ``...``: not given, so ``{}``
     *,
     latency_ms: float = 10.0,
+    flags: Iterable[str] = (),
     **extra: Any,
 ) -> CaseResult:
-    """A classified call of case ``label`` (its kind and ``malformed`` follow from the label),
-    with the verdicts its outcome and flags show (as ``classify`` stores them)."""
+    """A classified call of case ``label`` (its kind and ``malformed`` follow from the label)
+    carrying the evidence ``flags`` (verdict keys: ``{"silentlyAccepted"}``), with the verdicts
+    its outcome and flags show (as ``classify`` stores them)."""
     kind = CaseKind(label.partition(":")[0])
     return judged(
         CaseResult(
@@ -64,6 +67,7 @@ def case_result(
             arguments={} if arguments is ... else arguments,
             outcome=outcome,
             latency_ms=latency_ms,
+            flags=frozenset(flags),
             **extra,
         )
     )

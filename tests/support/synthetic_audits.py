@@ -182,7 +182,7 @@ def flawed_audit() -> Audit:
     )
     R = result
     results = (
-        R("greet", "valid", Outcome.OK, {"name": "a"}, latency_ms=3.2, empty_success=True),
+        R("greet", "valid", Outcome.OK, {"name": "a"}, latency_ms=3.2, flags={"emptySuccess"}),
         R("greet", "null_value:name", Outcome.TOOL_ERROR, {"name": None}, message="name needed"),
         R("divide", "valid", Outcome.OK, {"a": 1, "b": 1}, message="1.0"),
         R(
@@ -190,7 +190,7 @@ def flawed_audit() -> Audit:
             "wrong_type:a",
             Outcome.OK,
             {"a": "x", "b": 1},
-            silently_accepted=True,
+            flags={"silentlyAccepted"},
             message="NaN",
         ),
         R(
@@ -199,7 +199,7 @@ def flawed_audit() -> Audit:
             Outcome.PROTOCOL_ERROR,
             {"a": 1},
             error_code=-32603,
-            leak=True,
+            flags={"leak"},
             message='Traceback (most recent call last): File "/srv/app.py", line 3',
         ),
         R(
@@ -215,7 +215,7 @@ def flawed_audit() -> Audit:
             "valid",
             Outcome.OK,
             {"n": 1},
-            output_schema_violation=True,
+            flags={"outputSchemaViolation"},
             note="structuredContent misses required 'total'",
         ),
         R("well_behaved", "wrong_type:n", Outcome.TOOL_ERROR, {"n": "x"}, message="n: int"),
@@ -337,14 +337,13 @@ def hostile_audit(text: Callable[[int], str] = hostile) -> Audit:
         r
         for n, name in enumerate(names)
         for r in (
-            result(name, "valid", Outcome.OK, {text(n + 2): text(n + 3)}, empty_success=True),
+            result(name, "valid", Outcome.OK, {text(n + 2): text(n + 3)}, flags={"emptySuccess"}),
             result(
                 name,
                 f"wrong_type:{text(n + 4)}",
                 Outcome.OK,
                 {text(n + 4): 1},
-                silently_accepted=True,
-                leak=True,
+                flags={"silentlyAccepted", "leak"},
                 message=text(n + 5),
                 note=text(n + 7),
             ),

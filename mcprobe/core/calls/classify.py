@@ -495,7 +495,7 @@ def _classify_jsonrpc_error(case: Case, raw: RawCall) -> CaseResult:
         raw,
         Outcome.PROTOCOL_ERROR,
         error_code=raw.error_code,
-        leak=leaked is not None,
+        flags=_LEAK if leaked is not None else _NO_FLAGS,
         message=message,
         note=_note(*notes),
         environment=environment,
@@ -513,7 +513,7 @@ def _classify_result(case: Case, raw: RawCall, tool: JSON, content: ResultConten
             case,
             raw,
             Outcome.TOOL_ERROR,
-            leak=leaked is not None,
+            flags=_LEAK if leaked is not None else _NO_FLAGS,
             message=message,
             note=_note(*notes),
             environment=environment,
@@ -560,14 +560,37 @@ def _classify_result(case: Case, raw: RawCall, tool: JSON, content: ResultConten
         case,
         raw,
         Outcome.OK,
-        silently_accepted=silently_accepted,
-        empty_success=empty,
-        output_schema_violation=violation,
+        flags=_ok_flags(
+            silently_accepted=silently_accepted,
+            empty=empty,
+            violation=violation,
+            failure_as_success=failed is not None and not case.malformed,
+        ),
         message=excerpt(shown) or None,
         note=_note(*notes),
-        failure_as_success=failed is not None and not case.malformed,
         environment=environment,
     )
+
+
+# The evidence a classified call carries (``CaseResult.flags``): the keys of the verdicts whose
+# detectors read it (``core/verdicts.py``).
+_NO_FLAGS: frozenset[str] = frozenset()
+_LEAK = frozenset({"leak"})
+
+
+def _ok_flags(
+    *, silently_accepted: bool, empty: bool, violation: bool, failure_as_success: bool
+) -> frozenset[str]:
+    """The flags of a success: what it showed (most successes show none)."""
+    if not (silently_accepted or empty or violation or failure_as_success):
+        return _NO_FLAGS
+    found = (
+        ("silentlyAccepted", silently_accepted),
+        ("emptySuccess", empty),
+        ("outputSchemaViolation", violation),
+        ("failureAsSuccess", failure_as_success),
+    )
+    return frozenset(key for key, shown in found if shown)
 
 
 def _rendered_structured(content: ResultContent) -> str:

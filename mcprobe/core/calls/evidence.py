@@ -540,7 +540,11 @@ def _environment_judged(
         and _same_answer(result, control)
     ):
         note = _BYPASS_NOTE.format(need=control.environment)
-        return judged(replace(result, validation_bypass=True, note=_joined(note, result.note)))
+        return judged(
+            replace(
+                result, flags=result.flags | {"validationBypass"}, note=_joined(note, result.note)
+            )
+        )
     need = result.environment or ""
     return _mark(result, f"the call needs {need}, which {_where(need, isolated)}")
 
