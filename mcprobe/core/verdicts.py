@@ -28,6 +28,7 @@ deduction that is not about one call), and document it in ``docs/checks.md``.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -812,15 +813,7 @@ def call_verdicts(call: Classified) -> tuple[str, ...]:
     # alike in them show the same verdicts, and most calls of a run are alike (a rejection, a
     # plain success): each answer is kept by those fields, as many as ``_SEEN_MAX`` (a run's
     # distinct texts could grow it).
-    shape = (
-        call.kind,
-        call.malformed,
-        call.outcome,
-        call.error_code,
-        call.flags,
-        call.inconclusive,
-        call.environment,
-    )
+    shape = _shape(call)
     found = _SEEN.get(shape)
     if found is None:
         detectors = _PROBE_DETECTORS if call.kind == _UNKNOWN_TOOL else _DETECTORS
@@ -833,6 +826,17 @@ def call_verdicts(call: Classified) -> tuple[str, ...]:
 
 _SEEN: dict[tuple[object, ...], tuple[str, ...]] = {}
 _SEEN_MAX = 4096
+# every property of ``Classified``, in its order (tests/core/test_verdicts.py keeps them equal)
+SHAPE_FIELDS = (
+    "kind",
+    "malformed",
+    "outcome",
+    "error_code",
+    "flags",
+    "inconclusive",
+    "environment",
+)
+_shape: Callable[[Classified], tuple[object, ...]] = operator.attrgetter(*SHAPE_FIELDS)
 
 
 def judged(result: CaseResult) -> CaseResult:

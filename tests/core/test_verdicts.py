@@ -177,3 +177,12 @@ def test_call_verdicts_lists_keys_in_catalogue_order_and_every_flag_has_a_detect
 def test_a_new_flag_is_detected_from_the_calls_flags_alone() -> None:
     call = _Call("valid", False, "ok", None, frozenset({"someNewFlag"}), None, None)
     assert flagged("someNewFlag")(call) and not flagged("leak")(call)
+
+
+def test_the_verdict_memo_is_keyed_by_every_field_a_detector_may_read() -> None:
+    # A detector is typed to read only ``Classified``; calls alike in all its properties share
+    # one answer, so a property left out of the key would hand one call another's verdicts.
+    from mcprobe.core.verdicts import SHAPE_FIELDS, Classified
+
+    readable = [name for name, value in vars(Classified).items() if isinstance(value, property)]
+    assert list(SHAPE_FIELDS) == readable
