@@ -411,3 +411,10 @@ def test_every_check_id_the_judges_emit_is_registered() -> None:
             ):
                 emitted.add(node.args[0].value)
     assert emitted and emitted <= set(SURFACE)
+
+
+def test_the_docs_sentence_listing_the_per_call_flags_names_the_flag_records_in_order() -> None:
+    from mcprobe.core.verdicts import FLAG_KEYS
+
+    sentence = CHECKS[CHECKS.index("The per-call *flags*") :].split(" in this order.", 1)[0]
+    assert re.findall(r"`(\w+)`", sentence) == list(FLAG_KEYS)
