@@ -26,6 +26,7 @@ from urllib.parse import urlsplit, urlunsplit
 from mcprobe.cli import config_file, console, exit_codes, outputs, server_json
 from mcprobe.cli.examples_file import read_examples_file
 from mcprobe.cli.parser import Parser
+from mcprobe.client.inherited_env import default_environment
 from mcprobe.core.errors import UsageError  # one class for every bad-input path: exit 1
 from mcprobe.report import formats as report_formats
 from mcprobe.report.formats import output_format as output_format_named
@@ -709,20 +710,6 @@ def _load_baseline(path: str | None) -> BaselineReport | None:
         return load_baseline(data)
     except BaselineError as exc:
         raise UsageError(f"--baseline: {path!r}: {exc}") from None
-
-
-# ``mcp.client.stdio.DEFAULT_INHERITED_ENV_VARS`` on POSIX: the SDK's minimal environment.
-# Importing it would load the whole SDK, which is exactly what starting early avoids; a test
-# keeps the copy equal to ``get_default_environment()``.
-_INHERITED_ENV = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
-
-
-def default_environment() -> dict[str, str]:
-    return {
-        name: value
-        for name in _INHERITED_ENV
-        if (value := os.environ.get(name)) is not None and not value.startswith("()")
-    }
 
 
 CANARY_PREFIX = "MCPROBE_CANARY_"  # = core.target_spec.CANARY_PREFIX (a test keeps them equal)

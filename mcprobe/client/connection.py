@@ -25,7 +25,6 @@ from typing import Any, Literal
 
 import anyio
 import anyio.abc
-import httpx2
 import mcp_types as types
 from mcp.shared.message import SessionMessage
 from mcp_types import (
@@ -204,6 +203,8 @@ class _Attempt:
         http = self.http_failure()
         if http is not None:
             return http
+        import httpx2  # loaded with any HTTP target; a stdio target pays it on failure only
+
         for leaf in leaves:
             if isinstance(leaf, httpx2.ConnectError):
                 return self.fail(f"could not connect to {self.where()}: {leaf}")

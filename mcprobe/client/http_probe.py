@@ -13,13 +13,14 @@ import ipaddress
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
-
-import httpx2
 
 from mcprobe.core.checks.http import HttpAnswer
 from mcprobe.core.target_spec import TargetSpec, scrub
+
+if TYPE_CHECKING:
+    import httpx2
 
 __all__ = ["HttpExchange", "is_loopback_url", "open_exchange"]
 
@@ -79,6 +80,8 @@ class HttpExchange:
         request = self._client.build_request(
             method, self.url, headers=self._headers(headers or {}), content=content
         )
+        import httpx2
+
         try:
             response = await self._client.send(request, stream=True)
         except httpx2.HTTPError as exc:
@@ -105,6 +108,8 @@ class HttpExchange:
 
 @asynccontextmanager
 async def open_exchange(spec: TargetSpec, timeout: float) -> AsyncIterator[HttpExchange]:
+    import httpx2  # loaded when the checks reach an HTTP target: a stdio audit never pays
+
     async with httpx2.AsyncClient(
         timeout=httpx2.Timeout(timeout), follow_redirects=False
     ) as client:

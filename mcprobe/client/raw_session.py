@@ -24,8 +24,8 @@ from typing import Any
 
 import anyio
 import anyio.abc
-from mcp import MCPError
 from mcp.shared.dispatcher import CallOptions, DispatchContext, coerce_request_id
+from mcp.shared.exceptions import MCPError
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from mcp.shared.message import SessionMessage
 from mcp.shared.transport_context import TransportContext

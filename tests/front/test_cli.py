@@ -272,12 +272,12 @@ def test_a_target_that_never_answers_initialize_exits_2_within_the_timeout_leavi
 # SIGTERM) already run through that path. These pin down the adoption and the safety net.
 
 
-def test_the_early_start_environment_is_the_sdks_default_environment(
+def test_the_environment_a_stdio_target_inherits_is_the_sdks_default_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from mcp.client.stdio import get_default_environment
 
-    from mcprobe.cli.audit_args import default_environment as _default_environment
+    from mcprobe.client.inherited_env import default_environment as _default_environment
 
     monkeypatch.setenv("TERM", "xterm")
     monkeypatch.setenv("SHELL", "() { evil; }")  # an exported shell function is never passed

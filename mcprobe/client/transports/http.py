@@ -14,18 +14,20 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
-import httpx2
-from mcp.client.sse import sse_client
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
 from mcprobe.client.streams import ReadStream, WriteStream
 from mcprobe.client.transports.http_batch import BatchRelay
-from mcprobe.client.transports.http_cap import ACCEPT_ENCODING, CappedTransport
 from mcprobe.client.wire_events import OversizeReply
+
+if TYPE_CHECKING:
+    import httpx2
+
+# httpx2 (and ``http_cap``, built on it) load when an HTTP target is audited: a stdio audit's
+# start-up never pays for them (issue 21).
 
 __all__ = ["HttpLog", "HttpStatus", "open_http", "status_phrase"]
 
@@ -99,6 +101,8 @@ def _request_id(request: httpx2.Request) -> int | None:
     """The JSON-RPC id of one of mcprobe's POSTed requests (its ids are integers), else None."""
     if request.method != "POST":
         return None
+    import httpx2
+
     try:
         sent = json.loads(request.content)
     except (ValueError, RecursionError, httpx2.RequestNotRead):
@@ -124,6 +128,8 @@ async def _not_jsonrpc(response: httpx2.Response) -> str | None:
         return None
     if kind != _JSON:
         return f"not a JSON-RPC reply: {where}"
+    import httpx2
+
     try:
         body = await response.aread()
     except httpx2.HTTPError:
@@ -152,6 +158,8 @@ def status_phrase(status: int) -> str:
 
 
 def _headers(spec_headers: dict[str, str], bearer: str | None) -> dict[str, str]:
+    from mcprobe.client.transports.http_cap import ACCEPT_ENCODING
+
     # Only the codings http_cap decodes itself (streamed, capped on the decoded size).
     headers = {"Accept-Encoding": ACCEPT_ENCODING, **spec_headers}
     if bearer:
@@ -174,6 +182,10 @@ async def open_http(
     the overall connect deadline is the caller's cancel scope. Every response body is capped at
     ``max_response_bytes`` after decompression (``http_cap``), and the messages of a JSON-RPC
     batch reach the read stream one by one (``http_batch``)."""
+    import httpx2
+
+    from mcprobe.client.transports.http_cap import CappedTransport
+
     all_headers = _headers(headers, bearer)
     hooks: dict[str, list[Any]] = {"response": [log.hook]}
     relay = BatchRelay(max_response_bytes, log.not_jsonrpc)
@@ -183,6 +195,10 @@ async def open_http(
         transport.report = log.oversize
         transport.relay = relay
         return transport
+
+    # The SDK's client package imports its server too: loaded only when an HTTP target is audited.
+    from mcp.client.sse import sse_client
+    from mcp.client.streamable_http import streamable_http_client
 
     if kind == "http":
         async with (

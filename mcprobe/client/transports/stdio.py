@@ -56,11 +56,11 @@ import anyio.abc
 import anyio.lowlevel
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 from mcp_types import RequestId
 
 from mcprobe.client.canary_watch import CanaryWatch
+from mcprobe.client.inherited_env import default_environment
 from mcprobe.client.transports.descendants import SCAN_INTERVAL, DescendantTracker
 from mcprobe.client.transports.lifeline import lifeline
 from mcprobe.client.transports.sandbox import isolation_of
@@ -624,7 +624,7 @@ def spawn_target(
         # the target's tree.
         return start_sandboxed(
             [command, *args],
-            env=get_default_environment() | env,
+            env=default_environment() | env,
             cwd=cwd,
             mode=sandbox,
             named_env=env,
