@@ -396,21 +396,47 @@ def test_every_surface_check_has_a_docs_section_a_clause_and_a_test(check: str) 
     assert _named_by_a_test(check), f"no test names {check}"
 
 
-def test_every_check_id_the_judges_emit_is_registered() -> None:
-    import ast
+def test_every_check_record_of_a_judge_module_is_registered_once() -> None:
+    """A ``CheckSpec`` left out of its module's ``SPECS`` would judge answers no report shows."""
+    from mcprobe.core.checks.records import CheckSpec
 
-    emitted: set[str] = set()
-    for path in (ROOT / "mcprobe" / "core" / "checks").glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (
-                isinstance(node, ast.Call)
-                and getattr(node.func, "id", None) == "check_result"
-                and node.args
-                and isinstance(node.args[0], ast.Constant)
-                and isinstance(node.args[0].value, str)
-            ):
-                emitted.add(node.args[0].value)
-    assert emitted and emitted <= set(SURFACE)
+    defined = {
+        value.check
+        for module in _judge_modules()
+        for value in vars(module).values()
+        if isinstance(value, CheckSpec)
+    }
+    in_specs = [spec.check for m in _judge_modules() for spec in getattr(m, "SPECS", ())]
+    assert defined and defined == set(SURFACE) == set(in_specs)
+    assert len(in_specs) == len(SURFACE), "a check is in two modules' SPECS"
+
+
+def _judge_modules() -> list[object]:
+    import importlib
+    import pkgutil
+
+    import mcprobe.core.checks as package
+
+    names = (i.name for i in pkgutil.iter_modules(package.__path__))
+    return [importlib.import_module(f"{package.__name__}.{n}") for n in names]
+
+
+def test_every_exchange_is_sent_and_judged_and_every_judge_has_its_exchange() -> None:
+    from mcprobe.core.checks.catalogue import EXCHANGES, JUDGES_OF
+    from mcprobe.core.checks.records import Exchange
+
+    defined = {
+        id(value)
+        for module in _judge_modules()
+        for value in vars(module).values()
+        if isinstance(value, Exchange)
+    }
+    assert EXCHANGES and defined == {id(e) for e in EXCHANGES}
+    assert len(set(map(id, EXCHANGES))) == len(EXCHANGES)
+    for exchange in EXCHANGES:
+        assert JUDGES_OF[exchange], f"nothing judges the answer to {exchange.name}"
+    registered = [j for m in _judge_modules() for _, j in getattr(m, "JUDGES", ())]
+    assert len(registered) == sum(len(js) for js in JUDGES_OF.values())
 
 
 def test_the_docs_sentence_listing_the_per_call_flags_names_the_flag_records_in_order() -> None:

@@ -27,7 +27,7 @@ import anyio.abc
 from mcprobe.client.canary import with_canary
 from mcprobe.client.connection import open_target
 from mcprobe.core.cases.user_examples import checked_examples
-from mcprobe.core.checks.catalogue import CheckResult, SurfaceRun
+from mcprobe.core.checks.records import CheckResult, SurfaceRun
 from mcprobe.core.deep.model import DEFAULT_SEED, DeepRun
 from mcprobe.core.knobs import FrontEnd
 from mcprobe.core.lint.engine import lint_server

@@ -20,10 +20,16 @@ from mcp_types import (
 
 from mcprobe.client.connection import WIRES, first_wire
 from mcprobe.client.http_probe import HttpExchange, is_loopback_url, open_exchange
-from mcprobe.core.checks.catalogue import CheckResult, Verdict, check_result
 from mcprobe.core.checks.http import (
     FOREIGN_HOST,
     FOREIGN_ORIGIN,
+    HTTP_CONTENT_TYPE,
+    HTTP_GET_STREAM,
+    HTTP_HOST,
+    HTTP_ORIGIN,
+    HTTP_PROTOCOL_VERSION_HEADER,
+    HTTP_SESSION_DELETE,
+    HTTP_SESSION_UNKNOWN,
     judge_content_type,
     judge_foreign,
     judge_get_stream,
@@ -31,6 +37,7 @@ from mcprobe.core.checks.http import (
     judge_session_delete,
     judge_session_unknown,
 )
+from mcprobe.core.checks.records import CheckResult, CheckSpec, Verdict
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.core.version import __version__
 
@@ -58,7 +65,7 @@ def _initialize(rid: int) -> dict[str, Any]:
 _LIST = {"jsonrpc": "2.0", "id": 9, "method": "tools/list", "params": {}}
 
 
-async def _foreign(http: HttpExchange, check: str, header: str, value: str) -> CheckResult:
+async def _foreign(http: HttpExchange, check: CheckSpec, header: str, value: str) -> CheckResult:
     answer, session, _ = await http.send(
         "POST",
         body=_initialize(2),
@@ -70,8 +77,8 @@ async def _foreign(http: HttpExchange, check: str, header: str, value: str) -> C
     return judge_foreign(check, answer)
 
 
-def _not_applicable(check: str, why: str) -> CheckResult:
-    return check_result(check, Verdict.NOT_APPLICABLE, why)
+def _not_applicable(check: CheckSpec, why: str) -> CheckResult:
+    return check.result(Verdict.NOT_APPLICABLE, why)
 
 
 def _discover() -> dict[str, Any]:
@@ -86,7 +93,9 @@ def _discover() -> dict[str, Any]:
 _MODERN_HEADERS = {"MCP-Protocol-Version": MODERN, "Mcp-Method": "server/discover"}
 
 
-async def _modern_foreign(http: HttpExchange, check: str, header: str, value: str) -> CheckResult:
+async def _modern_foreign(
+    http: HttpExchange, check: CheckSpec, header: str, value: str
+) -> CheckResult:
     answer, _, _ = await http.send(
         "POST",
         body=_discover(),
@@ -105,25 +114,25 @@ async def _modern_probes(http: HttpExchange) -> list[CheckResult]:
         "POST", body=_discover(), headers=_MODERN_HEADERS, label="POST server/discover (2026-07-28)"
     )
     checks = [judge_content_type(first)]
-    checks.append(await _modern_foreign(http, "http.origin", "Origin", FOREIGN_ORIGIN))
-    checks.append(await _modern_foreign(http, "http.host", "Host", FOREIGN_HOST))
+    checks.append(await _modern_foreign(http, HTTP_ORIGIN, "Origin", FOREIGN_ORIGIN))
+    checks.append(await _modern_foreign(http, HTTP_HOST, "Host", FOREIGN_HOST))
     moved = "2026-07-28 names the version in every request's _meta (see modern.unsupported_version)"
-    checks.append(_not_applicable("http.protocol_version_header", moved))
+    checks.append(_not_applicable(HTTP_PROTOCOL_VERSION_HEADER, moved))
     removed = "2026-07-28 has no {} (removed from Streamable HTTP in that revision)"
-    checks.append(_not_applicable("http.get_stream", removed.format("GET stream")))
-    for check in ("http.session_unknown", "http.session_delete"):
+    checks.append(_not_applicable(HTTP_GET_STREAM, removed.format("GET stream")))
+    for check in (HTTP_SESSION_UNKNOWN, HTTP_SESSION_DELETE):
         checks.append(_not_applicable(check, removed.format("sessions")))
     return checks
 
 
 HTTP_CHECKS = (
-    "http.content_type",
-    "http.origin",
-    "http.host",
-    "http.protocol_version_header",
-    "http.get_stream",
-    "http.session_unknown",
-    "http.session_delete",
+    HTTP_CONTENT_TYPE,
+    HTTP_ORIGIN,
+    HTTP_HOST,
+    HTTP_PROTOCOL_VERSION_HEADER,
+    HTTP_GET_STREAM,
+    HTTP_SESSION_UNKNOWN,
+    HTTP_SESSION_DELETE,
 )
 _FELL_BACK = (
     "the audit fell back to the legacy HTTP+SSE transport (the URL does not speak Streamable "
@@ -159,8 +168,8 @@ async def run_http_probes(
                 headers=with_session,
                 label="POST notifications/initialized",
             )
-        checks.append(await _foreign(http, "http.origin", "Origin", FOREIGN_ORIGIN))
-        checks.append(await _foreign(http, "http.host", "Host", FOREIGN_HOST))
+        checks.append(await _foreign(http, HTTP_ORIGIN, "Origin", FOREIGN_ORIGIN))
+        checks.append(await _foreign(http, HTTP_HOST, "Host", FOREIGN_HOST))
         answer, _, _ = await http.send(
             "POST",
             body=_LIST,
@@ -176,8 +185,8 @@ async def run_http_probes(
         checks.append(judge_get_stream(answer))
         if not session:
             why = "the server issues no Mcp-Session-Id (stateless)"
-            checks.append(_not_applicable("http.session_unknown", why))
-            checks.append(_not_applicable("http.session_delete", why))
+            checks.append(_not_applicable(HTTP_SESSION_UNKNOWN, why))
+            checks.append(_not_applicable(HTTP_SESSION_DELETE, why))
             return checks
         answer, _, _ = await http.send(
             "POST",

@@ -25,7 +25,6 @@ import anyio
 import anyio.abc
 
 from mcprobe.core.cases.kinds import CaseKind
-from mcprobe.core.checks.catalogue import CheckResult
 from mcprobe.core.checks.progress import (
     CancelObservation,
     EventKind,
@@ -34,6 +33,7 @@ from mcprobe.core.checks.progress import (
     judge_progress,
     judge_progress_total,
 )
+from mcprobe.core.checks.records import CheckResult
 from mcprobe.core.model import JSON, CaseResult, FuzzRun, Outcome
 from mcprobe.engine.timeline import phase
 

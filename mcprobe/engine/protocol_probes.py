@@ -14,15 +14,16 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
-from mcp_types import PROTOCOL_VERSION_META_KEY
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from mcprobe.client.connection import open_target
 from mcprobe.client.transports.stdio import AFTER_REPORT_GRACE
 from mcprobe.core.calls.answers import describe, request_text
-from mcprobe.core.checks.catalogue import CheckResult, SurfaceRun, Verdict, check_result
+from mcprobe.core.checks.catalogue import EXCHANGES, judged
+from mcprobe.core.checks.completion import PROTOCOL_COMPLETION, judge_completion
 from mcprobe.core.checks.prompts import (
     ARGUMENT_VALUE,
+    PROMPTS_LIST,
     PromptRef,
     absent_prompt_name,
     judge_get,
@@ -31,22 +32,12 @@ from mcprobe.core.checks.prompts import (
     lint_prompts,
     prompt_refs,
 )
-from mcprobe.core.checks.protocol import (
-    INVALID_CURSOR,
-    UNKNOWN_METHOD,
-    UNKNOWN_VERSION,
-    judge_completion,
-    judge_discover,
-    judge_invalid_cursor,
-    judge_logging,
-    judge_ping,
-    judge_result_type,
-    judge_unknown_method,
-    judge_unknown_method_code,
-    judge_unsupported_version,
-    judge_version_negotiation,
-)
+from mcprobe.core.checks.protocol import UNKNOWN_VERSION, judge_version_negotiation
+from mcprobe.core.checks.records import CheckResult, CheckSpec, SurfaceRun, Verdict
 from mcprobe.core.checks.resources import (
+    RESOURCES_LIST,
+    RESOURCES_NOT_FOUND,
+    RESOURCES_TEMPLATES_LIST,
     absent_uri,
     expand_template,
     judge_not_found,
@@ -101,15 +92,13 @@ class _Probe:
                 self.texts.extend(content_texts(method, subject, raw.result))
         return raw, request_text(method, params)
 
-    async def listing(self, method: str, key: str, check: str) -> list[JSON] | None:
+    async def listing(self, method: str, key: str, check: CheckSpec) -> list[JSON] | None:
         items, findings = await self.target.list_all(method, key)
         self.findings.extend(findings)
         if items is not None and method in LISTING_KINDS:
             self.texts.extend(listing_texts(LISTING_KINDS[method], items))
         if items is not None:
-            self.checks.append(
-                check_result(check, Verdict.PASS, f"{len(items)} listed", request=method)
-            )
+            self.checks.append(check.result(Verdict.PASS, f"{len(items)} listed", request=method))
             return items
         raw, sent = await self.send(method, {})
         listing_failed = raw.kind is RawKind.JSONRPC_ERROR and raw.error_code == -32601
@@ -123,9 +112,7 @@ class _Probe:
             if listing_failed
             else f"{method} did not return a list"
         )
-        self.checks.append(
-            check_result(check, verdict, message, request=sent, observed=describe(raw))
-        )
+        self.checks.append(check.result(verdict, message, request=sent, observed=describe(raw)))
         return None
 
 
@@ -163,9 +150,9 @@ async def run_surface_probes(
 async def _resources(
     probe: _Probe, caps: dict[str, Any]
 ) -> tuple[list[JSON] | None, list[JSON] | None]:
-    resources = await probe.listing("resources/list", "resources", "resources.list")
+    resources = await probe.listing("resources/list", "resources", RESOURCES_LIST)
     templates = await probe.listing(
-        "resources/templates/list", "resourceTemplates", "resources.templates_list"
+        "resources/templates/list", "resourceTemplates", RESOURCES_TEMPLATES_LIST
     )
     probe.findings.extend(lint_resources(resources or [], templates or []))
     refs = readable_resources(resources or [], MAX_READS)
@@ -182,8 +169,7 @@ async def _resources(
     uri = absent_uri([r.uri for r in readable_resources(resources or [], 10_000)], template_strings)
     if uri is None:
         probe.checks.append(
-            check_result(
-                "resources.not_found",
+            RESOURCES_NOT_FOUND.result(
                 Verdict.INCONCLUSIVE,
                 "a catch-all resource template matches every URI, so no URI provably names nothing",
             )
@@ -243,7 +229,7 @@ async def _complete_value(
 
 
 async def _prompts(probe: _Probe) -> list[JSON] | None:
-    prompts = await probe.listing("prompts/list", "prompts", "prompts.list")
+    prompts = await probe.listing("prompts/list", "prompts", PROMPTS_LIST)
     probe.findings.extend(lint_prompts(prompts or []))
     refs = prompt_refs(prompts or [], MAX_PROMPTS)
     for ref in refs:
@@ -271,36 +257,29 @@ async def _prompt(probe: _Probe, ref: PromptRef) -> None:
 async def _protocol(
     probe: _Probe, caps: dict[str, Any], templates: list[JSON], prompts: list[JSON], era: str
 ) -> None:
-    if era == "modern":
-        await modern_checks(probe)
-    else:
-        raw, sent = await probe.send("ping", None)
-        probe.checks.append(judge_ping(raw, sent))
-    raw, sent = await probe.send(UNKNOWN_METHOD, {})
-    probe.checks.append(judge_unknown_method(raw, sent))
-    code = judge_unknown_method_code(raw, sent)
-    if code is not None:
-        probe.checks.append(code)
-    if "tools" in caps:
-        raw, sent = await probe.send("tools/list", {"cursor": INVALID_CURSOR})
-        probe.checks.append(judge_invalid_cursor(raw, sent))
-    if "logging" in caps and era != "modern":
-        raw, sent = await probe.send("logging/setLevel", {"level": "info"})
-        probe.checks.append(judge_logging(raw, sent))
-    if "completions" in caps and not any(c.check == "protocol.completion" for c in probe.checks):
+    await _exchanges(probe, caps, era)
+    if "completions" in caps and not any(c.spec is PROTOCOL_COMPLETION for c in probe.checks):
         await _completion_of_a_prompt(probe, prompts)
+
+
+async def _exchanges(
+    probe: _Probe, caps: dict[str, Any], era: str, *, this_era_only: bool = False
+) -> None:
+    """Send every registered once-per-server request of ``era`` whose capability the server
+    declares, and hand each answer to all of its judges (``catalogue.JUDGES_OF``)."""
+    for exchange in EXCHANGES:
+        if era not in exchange.eras or (this_era_only and len(exchange.eras) > 1):
+            continue
+        if exchange.capability is not None and exchange.capability not in caps:
+            continue
+        raw, sent = await probe.send(exchange.method, exchange.params)
+        probe.checks.extend(judged(exchange, raw, sent))
 
 
 async def modern_checks(probe: _Probe) -> None:
     """The 2026-07-28 checks on a connection that speaks it (its ``_meta`` envelope is stamped
-    on every request by the session)."""
-    raw, sent = await probe.send("server/discover", {})
-    probe.checks.append(judge_discover(raw, sent))
-    raw, sent = await probe.send("tools/list", {})
-    probe.checks.append(judge_result_type(raw, sent))
-    params = {"_meta": {PROTOCOL_VERSION_META_KEY: "2099-01-01"}}
-    raw, sent = await probe.send("tools/list", params)
-    probe.checks.append(judge_unsupported_version(raw, sent))
+    on every request by the session): the exchanges of that era alone."""
+    await _exchanges(probe, {}, "modern", this_era_only=True)
 
 
 async def probe_modern_era(
@@ -327,8 +306,7 @@ async def _completion_of_a_prompt(probe: _Probe, prompts: list[JSON]) -> None:
             )
             return
     probe.checks.append(
-        check_result(
-            "protocol.completion",
+        PROTOCOL_COMPLETION.result(
             Verdict.NOT_APPLICABLE,
             "declares completions, but no prompt argument or resource template to complete",
         )

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from mcprobe.core.checks.catalogue import CHECKS, CheckResult, SurfaceRun
+from mcprobe.core.checks.catalogue import CHECKS
+from mcprobe.core.checks.records import CheckResult, SurfaceRun
 from mcprobe.report.model import CheckOut, SurfaceOut
 
 __all__ = ["check_out", "surface_out"]

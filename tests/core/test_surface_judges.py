@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from mcprobe.core.checks.catalogue import CHECKS, Verdict, check_result
+from mcprobe.core.checks.catalogue import CHECKS
 from mcprobe.core.checks.prompts import PromptRef, judge_get, messages_problems
 from mcprobe.core.checks.protocol import judge_unknown_method, judge_unknown_method_code
+from mcprobe.core.checks.records import Verdict
 from mcprobe.core.checks.resources import (
     ResourceRef,
     absent_uri,
@@ -114,7 +115,7 @@ def _score(*dims: Dimension) -> Score:
 
 def test_surface_failures_deduct_from_a_measured_dimension_up_to_the_cap() -> None:
     score = _score(Dimension("metadata", "Metadata", 10.0, ()))
-    fails = [check_result("protocol.ping", Verdict.FAIL, "x")] * 5
+    fails = [CHECKS["protocol.ping"].result(Verdict.FAIL, "x")] * 5
     after = apply_surface(score, fails)
     assert after.dimensions[0].score == 7.0
     assert [d.cause for d in after.dimensions[0].deductions] == ["surfaceCheck"]
@@ -124,8 +125,8 @@ def test_surface_failures_deduct_from_a_measured_dimension_up_to_the_cap() -> No
 def test_without_fuzz_three_conclusive_checks_measure_a_dimension_and_two_do_not() -> None:
     dim = Dimension("errorHandling", "Error Handling", None, ("not measured",))
     two = [
-        check_result("prompts.unknown_name", Verdict.PASS, "x"),
-        check_result("resources.not_found", Verdict.FAIL, "x"),
+        CHECKS["prompts.unknown_name"].result(Verdict.PASS, "x"),
+        CHECKS["resources.not_found"].result(Verdict.FAIL, "x"),
     ]
     too_few = apply_surface(_score(dim), two).dimensions[0]
     assert too_few.score is None
@@ -133,7 +134,7 @@ def test_without_fuzz_three_conclusive_checks_measure_a_dimension_and_two_do_not
     assert too_few.reasons[-1] == (
         "only 2 conclusive resource/prompt checks (at least 3 needed): not measured by them either"
     )
-    three = [*two, check_result("prompts.missing_argument", Verdict.PASS, "x")]
+    three = [*two, CHECKS["prompts.missing_argument"].result(Verdict.PASS, "x")]
     assert apply_surface(_score(dim), three).dimensions[0].score == 6.7
 
 
@@ -145,9 +146,9 @@ def test_checks_that_measure_error_handling_never_grade_a_server_whose_tools_wer
         Dimension("errorHandling", "Error Handling", None, ("not measured",)),
     )
     checks = [
-        check_result("prompts.unknown_name", Verdict.PASS, "x"),
-        check_result("resources.not_found", Verdict.PASS, "x"),
-        check_result("prompts.missing_argument", Verdict.PASS, "x"),
+        CHECKS["prompts.unknown_name"].result(Verdict.PASS, "x"),
+        CHECKS["resources.not_found"].result(Verdict.PASS, "x"),
+        CHECKS["prompts.missing_argument"].result(Verdict.PASS, "x"),
     ]
     ungraded = Score(overall=None, grade="-", dimensions=dims, not_graded="no tool was called")
     after = apply_surface(ungraded, checks)

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 import anyio
 import pytest
 
-from mcprobe.core.checks.catalogue import CheckResult, Verdict, check_result
+from mcprobe.core.checks.catalogue import CHECKS
 from mcprobe.core.checks.progress import CancelObservation, ProgressTrace
+from mcprobe.core.checks.records import CheckResult, Verdict
 from mcprobe.core.model import JSON, Finding, RawCall, RawKind
 from mcprobe.core.target_protocol import Era
 from mcprobe.core.target_spec import TargetSpec
@@ -105,7 +106,7 @@ async def test_the_fresh_connection_checks_wait_for_the_fuzz_calls_then_run_besi
         order.append("second connection begun")
         began.set()
         await anyio.sleep(0.05)
-        check = check_result("protocol.version_negotiation", Verdict.PASS, "answered")
+        check = CHECKS["protocol.version_negotiation"].result(Verdict.PASS, "answered")
         return [check], [era]
 
     class Waiting(_RequestFake):

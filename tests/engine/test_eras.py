@@ -104,3 +104,12 @@ async def test_each_modern_defect_fails_its_own_check(defect: str, check: str) -
     report = await _audit("modern", defect)
     failed = {c for c, v in _verdicts(report).items() if v == "fail"}
     assert failed - {"protocol.invalid_cursor"} == set(check.split())
+
+
+def test_the_version_the_core_names_per_request_is_under_the_sdks_meta_key() -> None:
+    from mcp_types import PROTOCOL_VERSION_META_KEY
+
+    from mcprobe.core.checks.modern import PROTOCOL_VERSION_META, UNKNOWN_VERSION_LISTING
+
+    assert PROTOCOL_VERSION_META == PROTOCOL_VERSION_META_KEY
+    assert UNKNOWN_VERSION_LISTING.params == {"_meta": {PROTOCOL_VERSION_META_KEY: "2099-01-01"}}

@@ -14,13 +14,14 @@ from starlette.responses import Response
 from starlette.routing import Mount, Route
 
 from mcprobe.client.http_probe import is_loopback_url
-from mcprobe.core.checks.catalogue import Verdict
 from mcprobe.core.checks.http import (
+    HTTP_ORIGIN,
     HttpAnswer,
     judge_foreign,
     judge_get_stream,
     judge_session_delete,
 )
+from mcprobe.core.checks.records import Verdict
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.audit import audit
 from mcprobe.engine.http_probes import HTTP_CHECKS
@@ -86,11 +87,11 @@ def test_only_loopback_urls_get_the_http_checks() -> None:
 
 def test_the_judges_refuse_to_blame_without_an_answer_or_past_authentication() -> None:
     assert (
-        judge_foreign("http.origin", HttpAnswer("r", error="reset")).verdict is Verdict.INCONCLUSIVE
+        judge_foreign(HTTP_ORIGIN, HttpAnswer("r", error="reset")).verdict is Verdict.INCONCLUSIVE
     )
-    assert judge_foreign("http.origin", HttpAnswer("r", 401)).verdict is Verdict.INCONCLUSIVE
-    assert judge_foreign("http.origin", HttpAnswer("r", 403)).verdict is Verdict.PASS
-    assert judge_foreign("http.origin", HttpAnswer("r", 200)).verdict is Verdict.FAIL
+    assert judge_foreign(HTTP_ORIGIN, HttpAnswer("r", 401)).verdict is Verdict.INCONCLUSIVE
+    assert judge_foreign(HTTP_ORIGIN, HttpAnswer("r", 403)).verdict is Verdict.PASS
+    assert judge_foreign(HTTP_ORIGIN, HttpAnswer("r", 200)).verdict is Verdict.FAIL
     sse = HttpAnswer("r", 200, "text/event-stream")
     assert judge_get_stream(sse).verdict is Verdict.PASS
     assert judge_get_stream(HttpAnswer("r", 405)).verdict is Verdict.PASS
@@ -127,7 +128,7 @@ async def test_after_a_fallback_to_legacy_sse_the_streamable_http_checks_do_not_
             spec = TargetSpec("http", url=f"{base}/sse", connect_timeout=10, call_timeout=5)
             report = await audit(AuditRequest(spec, fuzz=False, overall_timeout=50))
     verdicts = _http(report)
-    assert set(verdicts) == set(HTTP_CHECKS)
+    assert set(verdicts) == {c.check for c in HTTP_CHECKS}
     assert set(verdicts.values()) == {"notApplicable"}
     assert report.surface is not None
     why = {c.message for c in report.surface.checks if c.area == "http"}

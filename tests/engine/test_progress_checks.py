@@ -14,7 +14,7 @@ from mcp.shared.message import SessionMessage
 
 from mcprobe.client.transports.stdio import _LineSplitter
 from mcprobe.client.wire_events import ProgressSeen
-from mcprobe.core.checks.catalogue import CHECKS, Level, Verdict
+from mcprobe.core.checks.catalogue import CHECKS
 from mcprobe.core.checks.progress import (
     CancelObservation,
     EventKind,
@@ -24,6 +24,7 @@ from mcprobe.core.checks.progress import (
     judge_progress,
     judge_progress_total,
 )
+from mcprobe.core.checks.records import Level, Verdict
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.audit import audit
 from mcprobe.engine.request import AuditRequest

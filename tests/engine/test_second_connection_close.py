@@ -11,7 +11,7 @@ import anyio
 import pytest
 
 from mcprobe.client.transports.stdio import AFTER_REPORT_GRACE, EOF_GRACE, StdioProcess
-from mcprobe.core.checks.catalogue import Verdict
+from mcprobe.core.checks.records import Verdict
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.protocol_probes import probe_version_negotiation
 from tests.targets import TARGETS_DIR

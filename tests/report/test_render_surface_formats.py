@@ -11,7 +11,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from mcprobe.core.checks.catalogue import CHECKS, Level
+from mcprobe.core.checks.catalogue import CHECKS
+from mcprobe.core.checks.records import Level
 from mcprobe.core.verdicts import VERDICTS, rule_fix, verdict
 from mcprobe.report.render.junit import render_junit
 from mcprobe.report.render.sarif import render_sarif

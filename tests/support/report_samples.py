@@ -152,57 +152,52 @@ def whole_server_report() -> ConformanceReport:
     """``sample_report`` plus the server beyond its tools: a prompt finding, one resource,
     prompt, protocol and HTTP check of each verdict that matters (a hostile URI among them), and
     drift against a lock (added, changed, removed, and an identity change)."""
-    from mcprobe.core.checks.catalogue import Verdict, check_result
+    from mcprobe.core.checks.catalogue import CHECKS
+    from mcprobe.core.checks.records import Verdict
     from mcprobe.report.model import DriftOut, SurfaceOut, ToolDriftOut
     from mcprobe.report.surface import check_out
 
     fail, passed = Verdict.FAIL, Verdict.PASS
     checks = [
-        check_result("resources.list", passed, "2 listed", request="resources/list"),
-        check_result(
-            "resources.read",
+        CHECKS["resources.list"].result(passed, "2 listed", request="resources/list"),
+        CHECKS["resources.read"].result(
             fail,
             "the read result breaks the MCP schema: contents[0].blob is not base64",
             subject="demo://docs/logo",
             request='resources/read {"uri": "demo://docs/logo"}',
             observed="result {contents: [1 item]}",
         ),
-        check_result(
-            "resources.read",
+        CHECKS["resources.read"].result(
             Verdict.INCONCLUSIVE,
             "the read timed out",
             subject=f"demo://{HOSTILE}",
             request="resources/read {}",
         ),
-        check_result(
-            "prompts.missing_argument",
+        CHECKS["prompts.missing_argument"].result(
             fail,
             "a prompts/get without the required argument 'topic' was answered as a success",
             subject="summarise",
             request='prompts/get {"arguments": {}, "name": "summarise"}',
         ),
-        check_result(
-            "protocol.invalid_cursor",
+        CHECKS["protocol.invalid_cursor"].result(
             fail,
             "a cursor the server never issued was accepted (a page came back)",
             request='tools/list {"cursor": "mcprobe-invalid-cursor-0"}',
         ),
-        check_result(
-            "protocol.completion",
+        CHECKS["protocol.completion"].result(
             fail,
             "declares completions but completion/complete is not implemented (-32601)",
             subject="demo://docs/page-{page} › page",
             request='completion/complete {"argument": {"name": "page", "value": ""}}',
         ),
-        check_result("protocol.ping", passed, "answered", request="ping null"),
-        check_result(
-            "http.origin",
+        CHECKS["protocol.ping"].result(passed, "answered", request="ping null"),
+        CHECKS["http.origin"].result(
             fail,
             "an initialize with a foreign Origin header was accepted",
             request="POST initialize, Origin: http://mcprobe-rebinding.invalid",
             observed="HTTP 200, Content-Type application/json",
         ),
-        check_result("resources.subscribe", Verdict.NOT_APPLICABLE, "not advertised"),
+        CHECKS["resources.subscribe"].result(Verdict.NOT_APPLICABLE, "not advertised"),
     ]
     prompt_finding = FindingOut(
         code="prompt.argument_missing_description",

@@ -9,11 +9,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mcprobe.core.checks.catalogue import CheckResult, Verdict, check_result
+from mcprobe.core.checks.records import SPEC, Area, CheckResult, CheckSpec, Level, Verdict
+
+_T = f"{SPEC}/basic/transports"
 
 __all__ = [
     "FOREIGN_HOST",
     "FOREIGN_ORIGIN",
+    "HTTP_CONTENT_TYPE",
+    "HTTP_GET_STREAM",
+    "HTTP_HOST",
+    "HTTP_ORIGIN",
+    "HTTP_PROTOCOL_VERSION_HEADER",
+    "HTTP_SESSION_DELETE",
+    "HTTP_SESSION_UNKNOWN",
+    "SPECS",
     "HttpAnswer",
     "judge_content_type",
     "judge_foreign",
@@ -22,6 +32,104 @@ __all__ = [
     "judge_session_delete",
     "judge_session_unknown",
 ]
+
+HTTP_ORIGIN = CheckSpec(
+    "http.origin",
+    Area.HTTP,
+    "A foreign Origin is refused (DNS rebinding)",
+    f"{_T}#security-warning (servers MUST validate the Origin header; an invalid one MUST "
+    "get 403 Forbidden)",
+    Level.MUST,
+    "metadata",
+    "validate the Origin header of every request and answer a foreign one with 403 "
+    "(the SDKs: enable DNS-rebinding protection / allowed origins)",
+)
+
+
+HTTP_HOST = CheckSpec(
+    "http.host",
+    Area.HTTP,
+    "A foreign Host is refused (DNS rebinding)",
+    f"{_T}#security-warning (local servers SHOULD bind to localhost; the SDKs validate Host "
+    "against DNS rebinding)",
+    Level.SHOULD,
+    "metadata",
+    "accept only the Host names you serve (localhost, 127.0.0.1) and answer others with 4xx",
+)
+
+
+HTTP_CONTENT_TYPE = CheckSpec(
+    "http.content_type",
+    Area.HTTP,
+    "A POSTed request is answered as JSON or an SSE stream",
+    f"{_T}#sending-messages-to-the-server (the server MUST return Content-Type "
+    "text/event-stream or application/json)",
+    Level.MUST,
+    "metadata",
+    "answer a POSTed JSON-RPC request with Content-Type application/json or text/event-stream",
+)
+
+
+HTTP_PROTOCOL_VERSION_HEADER = CheckSpec(
+    "http.protocol_version_header",
+    Area.HTTP,
+    "An unsupported MCP-Protocol-Version header gets 400",
+    f"{_T}#protocol-version-header (an invalid or unsupported MCP-Protocol-Version MUST get "
+    "400 Bad Request)",
+    Level.MUST,
+    "metadata",
+    "answer a request whose MCP-Protocol-Version header you do not support with 400",
+)
+
+
+HTTP_SESSION_UNKNOWN = CheckSpec(
+    "http.session_unknown",
+    Area.HTTP,
+    "An unknown Mcp-Session-Id gets 404",
+    f"{_T}#session-management (a request with a terminated or unknown session id MUST get "
+    "404 Not Found)",
+    Level.SHOULD,
+    "metadata",
+    "answer a request carrying a session id you did not issue (or already ended) with 404",
+)
+
+
+HTTP_SESSION_DELETE = CheckSpec(
+    "http.session_delete",
+    Area.HTTP,
+    "DELETE ends the session (or is refused with 405)",
+    f"{_T}#session-management (after a session ends, requests with its id MUST get 404; "
+    "a server that does not let clients end sessions answers DELETE with 405)",
+    Level.MUST,
+    "metadata",
+    "end the session on DELETE with its Mcp-Session-Id and answer later requests carrying it "
+    "with 404, or answer DELETE with 405",
+)
+
+
+HTTP_GET_STREAM = CheckSpec(
+    "http.get_stream",
+    Area.HTTP,
+    "GET offers an SSE stream or is refused with 405",
+    f"{_T}#listening-for-messages-from-the-server (the server MUST return "
+    "text/event-stream or 405 Method Not Allowed)",
+    Level.MUST,
+    "metadata",
+    "answer GET with Accept: text/event-stream with an SSE stream, or with 405",
+)
+
+
+SPECS: tuple[CheckSpec, ...] = (
+    HTTP_ORIGIN,
+    HTTP_HOST,
+    HTTP_CONTENT_TYPE,
+    HTTP_PROTOCOL_VERSION_HEADER,
+    HTTP_SESSION_UNKNOWN,
+    HTTP_SESSION_DELETE,
+    HTTP_GET_STREAM,
+)
+"""This module's checks, in report order (``catalogue.CHECKS`` gathers them)."""
+
 
 FOREIGN_ORIGIN = "http://mcprobe-rebinding.invalid"
 FOREIGN_HOST = "mcprobe-rebinding.invalid"
@@ -47,11 +155,11 @@ class HttpAnswer:
         return (self.content_type or "").split(";", 1)[0].strip().lower()
 
 
-def _result(check: str, verdict: Verdict, message: str, answer: HttpAnswer) -> CheckResult:
-    return check_result(check, verdict, message, request=answer.request, observed=answer.observed())
+def _result(check: CheckSpec, verdict: Verdict, message: str, answer: HttpAnswer) -> CheckResult:
+    return check.result(verdict, message, request=answer.request, observed=answer.observed())
 
 
-def _unproven(check: str, answer: HttpAnswer) -> CheckResult | None:
+def _unproven(check: CheckSpec, answer: HttpAnswer) -> CheckResult | None:
     if answer.status is None:
         return _result(check, Verdict.INCONCLUSIVE, "the request failed", answer)
     if answer.status in (401, 407):
@@ -59,14 +167,14 @@ def _unproven(check: str, answer: HttpAnswer) -> CheckResult | None:
     return None
 
 
-def judge_foreign(check: str, answer: HttpAnswer) -> CheckResult:
+def judge_foreign(check: CheckSpec, answer: HttpAnswer) -> CheckResult:
     """``http.origin`` / ``http.host``: an initialize with a foreign Origin (Host) header must
     be refused; 403 is what the spec names, any 4xx refuses it."""
     unproven = _unproven(check, answer)
     if unproven is not None:
         return unproven
     assert answer.status is not None
-    what = "Origin" if check == "http.origin" else "Host"
+    what = "Origin" if check is HTTP_ORIGIN else "Host"
     if 400 <= answer.status < 500:
         return _result(check, Verdict.PASS, f"foreign {what} refused", answer)
     if 200 <= answer.status < 300:
@@ -81,7 +189,7 @@ def judge_foreign(check: str, answer: HttpAnswer) -> CheckResult:
 
 
 def judge_content_type(answer: HttpAnswer) -> CheckResult:
-    check = "http.content_type"
+    check = HTTP_CONTENT_TYPE
     unproven = _unproven(check, answer)
     if unproven is not None:
         return unproven
@@ -96,7 +204,7 @@ def judge_content_type(answer: HttpAnswer) -> CheckResult:
 
 
 def judge_protocol_version_header(answer: HttpAnswer) -> CheckResult:
-    check = "http.protocol_version_header"
+    check = HTTP_PROTOCOL_VERSION_HEADER
     unproven = _unproven(check, answer)
     if unproven is not None:
         return unproven
@@ -110,7 +218,7 @@ def judge_protocol_version_header(answer: HttpAnswer) -> CheckResult:
 
 
 def judge_session_unknown(answer: HttpAnswer) -> CheckResult:
-    check = "http.session_unknown"
+    check = HTTP_SESSION_UNKNOWN
     unproven = _unproven(check, answer)
     if unproven is not None:
         return unproven
@@ -123,7 +231,7 @@ def judge_session_unknown(answer: HttpAnswer) -> CheckResult:
 
 def judge_session_delete(delete: HttpAnswer, after: HttpAnswer | None) -> CheckResult:
     """``after`` is the request with the same session id sent after a 2xx DELETE."""
-    check = "http.session_delete"
+    check = HTTP_SESSION_DELETE
     unproven = _unproven(check, delete)
     if unproven is not None:
         return unproven
@@ -144,7 +252,7 @@ def judge_session_delete(delete: HttpAnswer, after: HttpAnswer | None) -> CheckR
 
 
 def judge_get_stream(answer: HttpAnswer) -> CheckResult:
-    check = "http.get_stream"
+    check = HTTP_GET_STREAM
     unproven = _unproven(check, answer)
     if unproven is not None:
         return unproven

@@ -27,10 +27,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from mcprobe.core.checks.catalogue import CheckResult, Verdict, check_result
+from mcprobe.core.checks.records import SPEC, Area, CheckResult, CheckSpec, Level, Verdict
 from mcprobe.core.model import JSON
 
 __all__ = [
+    "PROTOCOL_CANCELLATION",
+    "PROTOCOL_PROGRESS",
+    "PROTOCOL_PROGRESS_TOTAL",
+    "SPECS",
     "CancelObservation",
     "EventKind",
     "ProgressEvent",
@@ -39,6 +43,55 @@ __all__ = [
     "judge_progress",
     "judge_progress_total",
 ]
+
+PROTOCOL_PROGRESS = CheckSpec(
+    "protocol.progress",
+    Area.PROTOCOL,
+    "Progress notifications are well-formed",
+    f"{SPEC}/basic/utilities/progress (the progress value MUST increase with each "
+    "notification; progress notifications MUST only reference tokens provided in an active "
+    "request, and MUST stop after completion)",
+    Level.MUST,
+    "metadata",
+    "send notifications/progress only with the request's own progressToken, with a "
+    "numeric progress that increases every time, and none after the response",
+)
+
+
+PROTOCOL_PROGRESS_TOTAL = CheckSpec(
+    "protocol.progress_total",
+    Area.PROTOCOL,
+    "Progress stays within its total",
+    f"{SPEC}/basic/utilities/progress and the schema's ProgressNotification.total (\"total "
+    'number of items to process (or total progress required), if known"; not a MUST)',
+    Level.SHOULD,
+    "metadata",
+    "announce a total no smaller than the progress you will report, or omit total when it "
+    "is unknown",
+)
+
+
+PROTOCOL_CANCELLATION = CheckSpec(
+    "protocol.cancellation",
+    Area.PROTOCOL,
+    "A cancelled call stops (notifications/cancelled)",
+    f"{SPEC}/basic/utilities/cancellation#behavior-requirements (receivers SHOULD stop "
+    "processing the cancelled request and not send a response for it; they MAY ignore it)",
+    Level.SHOULD,
+    "metadata",
+    "on notifications/cancelled for a request in flight, stop its work and send no "
+    "response for it (the SDKs: honour the request's cancellation signal / abort signal "
+    "inside long-running tools)",
+)
+
+
+SPECS: tuple[CheckSpec, ...] = (
+    PROTOCOL_PROGRESS,
+    PROTOCOL_PROGRESS_TOTAL,
+    PROTOCOL_CANCELLATION,
+)
+"""This module's checks, in report order (``catalogue.CHECKS`` gathers them)."""
+
 
 MAX_EVENTS = 200
 """Events kept per call; later ones are counted (``ProgressTrace.dropped``), not kept."""
@@ -147,8 +200,7 @@ def judge_progress(
             problems = trace_problems(trace)
             if problems:
                 results.append(
-                    check_result(
-                        "protocol.progress",
+                    PROTOCOL_PROGRESS.result(
                         Verdict.FAIL,
                         "; ".join(problems),
                         subject=tool,
@@ -166,8 +218,7 @@ def judge_progress(
                     "(not judged: the streams are not ordered with each other)"
                 )
             results.append(
-                check_result(
-                    "protocol.progress",
+                PROTOCOL_PROGRESS.result(
                     Verdict.PASS,
                     message,
                     subject=tool,
@@ -177,8 +228,7 @@ def judge_progress(
             )
     if not by_tool and not foreign and traces:
         results.append(
-            check_result(
-                "protocol.progress",
+            PROTOCOL_PROGRESS.result(
                 Verdict.NOT_APPLICABLE,
                 f"none of the {len(traces)} call(s) got progress notifications (a server MAY "
                 "send none)",
@@ -186,8 +236,7 @@ def judge_progress(
         )
     if foreign:
         results.append(
-            check_result(
-                "protocol.progress",
+            PROTOCOL_PROGRESS.result(
                 Verdict.FAIL,
                 f"{foreign} progress notification(s) named a token no request of mcprobe carried "
                 f"(first: {foreign_example})",
@@ -236,8 +285,7 @@ def judge_progress_total(traces: Sequence[ProgressTrace]) -> list[CheckResult]:
             else f"progress {_show(over.progress)} is beyond total {_show(over.total)}"
         )
         results.append(
-            check_result(
-                "protocol.progress_total",
+            PROTOCOL_PROGRESS_TOTAL.result(
                 verdict,
                 message,
                 subject=trace.subject,
@@ -285,55 +333,49 @@ def judge_cancellation(observation: CancelObservation) -> CheckResult:
     stops it and sends no response. Judged only after the barrier; a response before it may
     have crossed the cancellation ("Processing has already completed": the server MAY ignore
     it), which is inconclusive."""
-    check = "protocol.cancellation"
+    check = PROTOCOL_CANCELLATION
     trace = observation.trace
     if trace is None:
-        return check_result(check, Verdict.INCONCLUSIVE, observation.reason)
+        return check.result(Verdict.INCONCLUSIVE, observation.reason)
     request = f"tools/call {trace.subject}, then notifications/cancelled for id {trace.token}"
     common = {"subject": trace.subject, "request": request, "observed": _observed(trace)}
     kinds = [e.kind for e in trace.events]
     if EventKind.BARRIER not in kinds:
-        return check_result(
-            check,
+        return check.result(
             Verdict.INCONCLUSIVE,
             observation.reason or "the request sent after the cancellation was not answered",
             **common,
         )
     barrier_at = kinds.index(EventKind.BARRIER)
     if EventKind.RESPONSE in kinds[:barrier_at]:
-        return check_result(
-            check,
+        return check.result(
             Verdict.INCONCLUSIVE,
             "the call finished before the server can be shown to have read the cancellation",
             **common,
         )
     late_progress, responded = _after_barrier(trace)
     if not responded and not late_progress and observation.waited < observation.expected:
-        return check_result(
-            check,
+        return check.result(
             Verdict.INCONCLUSIVE,
             f"nothing came in the {observation.waited:.1f} s mcprobe could watch, less than "
             f"the {observation.expected:.1f} s the call takes uncancelled",
             **common,
         )
     if responded:
-        return check_result(
-            check,
+        return check.result(
             Verdict.FAIL,
             "the server answered the call after it had read notifications/cancelled for it"
             + (f" ({late_progress} progress notification(s) before that)" if late_progress else ""),
             **common,
         )
     if late_progress:
-        return check_result(
-            check,
+        return check.result(
             Verdict.FAIL,
             f"the call went on after the cancellation: {late_progress} progress notification(s) "
             f"in the {observation.waited:.1f} s after the server had read it, no response",
             **common,
         )
-    return check_result(
-        check,
+    return check.result(
         Verdict.PASS,
         f"stopped: no response and no progress in {observation.waited:.1f} s after the "
         f"cancellation was read (the call took {observation.expected:.1f} s uncancelled; in "

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from mcprobe.core.calls.answers import describe, is_failure_of_server
-from mcprobe.core.checks.catalogue import CheckResult, Verdict, check_result
+from mcprobe.core.checks.records import SPEC, Area, CheckResult, CheckSpec, Level, Verdict
 from mcprobe.core.model import (
     JSON,
     Finding,
@@ -30,6 +30,11 @@ from mcprobe.core.quoting import quoted, quoted_list
 
 __all__ = [
     "ARGUMENT_VALUE",
+    "PROMPTS_GET",
+    "PROMPTS_LIST",
+    "PROMPTS_MISSING_ARGUMENT",
+    "PROMPTS_UNKNOWN_NAME",
+    "SPECS",
     "PromptRef",
     "absent_prompt_name",
     "judge_get",
@@ -39,6 +44,59 @@ __all__ = [
     "messages_problems",
     "prompt_refs",
 ]
+
+PROMPTS_LIST = CheckSpec(
+    "prompts.list",
+    Area.PROMPTS,
+    "prompts/list answers",
+    f"{SPEC}/server/prompts#listing-prompts",
+    Level.MUST,
+    "liveness",
+    "answer prompts/list with {prompts: [...]} when the prompts capability is declared",
+)
+
+
+PROMPTS_GET = CheckSpec(
+    "prompts.get",
+    Area.PROMPTS,
+    "A listed prompt can be fetched",
+    f"{SPEC}/server/prompts#getting-a-prompt",
+    Level.MUST,
+    "liveness",
+    "answer prompts/get with {messages: [{role: user|assistant, content: {type, ...}}]}",
+)
+
+
+PROMPTS_MISSING_ARGUMENT = CheckSpec(
+    "prompts.missing_argument",
+    Area.PROMPTS,
+    "A missing required prompt argument is rejected",
+    f"{SPEC}/server/prompts#error-handling",
+    Level.MUST,
+    "errorHandling",
+    "reject prompts/get without a required argument with JSON-RPC error -32602",
+)
+
+
+PROMPTS_UNKNOWN_NAME = CheckSpec(
+    "prompts.unknown_name",
+    Area.PROMPTS,
+    "An unknown prompt name is rejected",
+    f"{SPEC}/server/prompts#error-handling",
+    Level.MUST,
+    "errorHandling",
+    "reject prompts/get of an unknown prompt name with JSON-RPC error -32602",
+)
+
+
+SPECS: tuple[CheckSpec, ...] = (
+    PROMPTS_LIST,
+    PROMPTS_GET,
+    PROMPTS_MISSING_ARGUMENT,
+    PROMPTS_UNKNOWN_NAME,
+)
+"""This module's checks, in report order (``catalogue.CHECKS`` gathers them)."""
+
 
 ARGUMENT_VALUE = "example"
 """The value mcprobe fills into a required prompt argument when nothing better is known."""
@@ -256,8 +314,8 @@ def judge_get(ref: PromptRef, raw: RawCall, request: str) -> CheckResult:
     common = {"subject": ref.name, "request": request, "observed": seen}
     placeholder_refused = raw.kind is RawKind.JSONRPC_ERROR and bool(ref.required)
     if is_failure_of_server(raw) and not placeholder_refused:
-        return check_result(
-            "prompts.get", Verdict.FAIL, f"fetching a listed prompt failed: {seen}", **common
+        return PROMPTS_GET.result(
+            Verdict.FAIL, f"fetching a listed prompt failed: {seen}", **common
         )
     if raw.kind is RawKind.JSONRPC_ERROR:
         # Even an internal error: argument descriptions may narrow the strings a prompt takes
@@ -269,42 +327,39 @@ def judge_get(ref: PromptRef, raw: RawCall, request: str) -> CheckResult:
             else "a prompt that takes no required arguments was refused"
         )
         verdict = Verdict.INCONCLUSIVE if ref.required else Verdict.FAIL
-        return check_result("prompts.get", verdict, why, **common)
+        return PROMPTS_GET.result(verdict, why, **common)
     if raw.kind is not RawKind.RESULT or raw.result is None:
-        return check_result(
-            "prompts.get", Verdict.INCONCLUSIVE, f"nothing to judge: {seen}", **common
-        )
+        return PROMPTS_GET.result(Verdict.INCONCLUSIVE, f"nothing to judge: {seen}", **common)
     problems = messages_problems(raw.result)
     if problems:
-        return check_result(
-            "prompts.get",
+        return PROMPTS_GET.result(
             Verdict.FAIL,
             "the prompts/get result breaks the MCP schema: " + "; ".join(problems[:3]),
             **common,
         )
-    return check_result("prompts.get", Verdict.PASS, "well-formed messages", **common)
+    return PROMPTS_GET.result(Verdict.PASS, "well-formed messages", **common)
 
 
 def _judge_rejection(
-    check: str, subject: str, raw: RawCall, request: str, what: str
+    check: CheckSpec, subject: str, raw: RawCall, request: str, what: str
 ) -> CheckResult:
     seen = describe(raw)
     common = {"subject": subject, "request": request, "observed": seen}
     if raw.kind is RawKind.JSONRPC_ERROR and not is_internal_error(raw.error_code):
-        return check_result(check, Verdict.PASS, f"rejected (code {raw.error_code})", **common)
+        return check.result(Verdict.PASS, f"rejected (code {raw.error_code})", **common)
     if raw.kind is RawKind.RESULT:
         if raw.result is None:
-            return check_result(check, Verdict.INCONCLUSIVE, f"nothing to judge: {seen}", **common)
-        return check_result(check, Verdict.FAIL, f"{what} was answered as a success", **common)
+            return check.result(Verdict.INCONCLUSIVE, f"nothing to judge: {seen}", **common)
+        return check.result(Verdict.FAIL, f"{what} was answered as a success", **common)
     if raw.kind is RawKind.NOT_RUN:
-        return check_result(check, Verdict.INCONCLUSIVE, seen, **common)
-    return check_result(check, Verdict.FAIL, f"{what} was not rejected cleanly: {seen}", **common)
+        return check.result(Verdict.INCONCLUSIVE, seen, **common)
+    return check.result(Verdict.FAIL, f"{what} was not rejected cleanly: {seen}", **common)
 
 
 def judge_missing_argument(ref: PromptRef, missing: str, raw: RawCall, request: str) -> CheckResult:
     """``prompts.missing_argument``: a required argument left out must be an error."""
     return _judge_rejection(
-        "prompts.missing_argument",
+        PROMPTS_MISSING_ARGUMENT,
         ref.name,
         raw,
         request,
@@ -315,5 +370,5 @@ def judge_missing_argument(ref: PromptRef, missing: str, raw: RawCall, request: 
 def judge_unknown_name(name: str, raw: RawCall, request: str) -> CheckResult:
     """``prompts.unknown_name``: a name the server does not list must be an error."""
     return _judge_rejection(
-        "prompts.unknown_name", name, raw, request, "a prompts/get of a prompt that is not listed"
+        PROMPTS_UNKNOWN_NAME, name, raw, request, "a prompts/get of a prompt that is not listed"
     )

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from mcprobe.core.calls.answers import describe, is_failure_of_server
-from mcprobe.core.checks.catalogue import CheckResult, Verdict, check_result
+from mcprobe.core.checks.records import SPEC, Area, CheckResult, CheckSpec, Level, Verdict
 from mcprobe.core.model import (
     JSON,
     Finding,
@@ -30,7 +30,16 @@ from mcprobe.core.quoting import quoted, quoted_list
 
 __all__ = [
     "NOT_FOUND_URI",
+    "RESOURCES_LIST",
+    "RESOURCES_NOT_FOUND",
+    "RESOURCES_NOT_FOUND_CODE",
+    "RESOURCES_READ",
+    "RESOURCES_READ_MIME",
+    "RESOURCES_SUBSCRIBE",
+    "RESOURCES_TEMPLATES_LIST",
+    "RESOURCES_TEMPLATE_READ",
     "RESOURCE_NOT_FOUND",
+    "SPECS",
     "ResourceRef",
     "absent_uri",
     "expand_template",
@@ -42,6 +51,109 @@ __all__ = [
     "readable_resources",
     "template_variables",
 ]
+
+RESOURCES_LIST = CheckSpec(
+    "resources.list",
+    Area.RESOURCES,
+    "resources/list answers",
+    f"{SPEC}/server/resources#listing-resources",
+    Level.MUST,
+    "liveness",
+    "answer resources/list with {resources: [...]} when the resources capability is declared",
+)
+
+
+RESOURCES_TEMPLATES_LIST = CheckSpec(
+    "resources.templates_list",
+    Area.RESOURCES,
+    "resources/templates/list answers",
+    f"{SPEC}/server/resources#resource-templates",
+    Level.SHOULD,
+    "liveness",
+    "answer resources/templates/list with {resourceTemplates: [...]} (an empty list is fine)",
+)
+
+
+RESOURCES_READ = CheckSpec(
+    "resources.read",
+    Area.RESOURCES,
+    "A listed resource can be read",
+    f"{SPEC}/server/resources#reading-resources",
+    Level.MUST,
+    "liveness",
+    "answer resources/read of every listed URI with {contents: [{uri, text | blob}]}",
+)
+
+
+RESOURCES_READ_MIME = CheckSpec(
+    "resources.read_mime",
+    Area.RESOURCES,
+    "Read contents carry the listed mimeType",
+    f"{SPEC}/server/resources#resource-contents",
+    Level.SHOULD,
+    "liveness",
+    "send the same mimeType in resources/read contents as in resources/list",
+)
+
+
+RESOURCES_TEMPLATE_READ = CheckSpec(
+    "resources.template_read",
+    Area.RESOURCES,
+    "An expanded resource template can be read",
+    f"{SPEC}/server/resources#resource-templates",
+    Level.MUST,
+    "liveness",
+    "resolve URIs that match an advertised template (or describe the values the template "
+    "accepts, and offer completion/complete for its variables)",
+)
+
+
+RESOURCES_NOT_FOUND = CheckSpec(
+    "resources.not_found",
+    Area.RESOURCES,
+    "Reading an unknown URI is an error",
+    f"{SPEC}/server/resources#error-handling",
+    Level.MUST,
+    "errorHandling",
+    "answer resources/read of an unknown URI with JSON-RPC error -32002 (Resource not found)",
+)
+
+
+RESOURCES_NOT_FOUND_CODE = CheckSpec(
+    "resources.not_found_code",
+    Area.RESOURCES,
+    "Resource not found uses -32002 (or -32602, its 2026-07-28 successor)",
+    f"{SPEC}/server/resources#error-handling",
+    Level.SHOULD,
+    "errorHandling",
+    "use code -32002 (Resource not found; -32602 from 2026-07-28 on) for an unknown URI",
+)
+
+
+RESOURCES_SUBSCRIBE = CheckSpec(
+    "resources.subscribe",
+    Area.RESOURCES,
+    "resources/subscribe works when advertised",
+    f"{SPEC}/server/resources#subscriptions",
+    Level.MUST,
+    "metadata",
+    "accept resources/subscribe and resources/unsubscribe when capabilities.resources."
+    "subscribe is true, or stop advertising it",
+)
+
+
+SPECS: tuple[CheckSpec, ...] = (
+    RESOURCES_LIST,
+    RESOURCES_TEMPLATES_LIST,
+    RESOURCES_READ,
+    RESOURCES_READ_MIME,
+    RESOURCES_TEMPLATE_READ,
+    RESOURCES_NOT_FOUND,
+    RESOURCES_NOT_FOUND_CODE,
+    RESOURCES_SUBSCRIBE,
+)
+"""This module's checks, in report order (``catalogue.CHECKS`` gathers them)."""
+
 
 RESOURCE_NOT_FOUND = -32002
 INVALID_PARAMS = -32602  # what 2026-07-28 uses instead (it retired -32002)
@@ -326,8 +438,7 @@ def judge_read(ref: ResourceRef, raw: RawCall, request: str) -> list[CheckResult
     common = {"subject": ref.uri, "request": request, "observed": seen}
     if is_failure_of_server(raw):
         out.append(
-            check_result(
-                "resources.read",
+            RESOURCES_READ.result(
                 Verdict.FAIL,
                 f"reading a listed resource failed: {seen}",
                 **common,
@@ -336,8 +447,7 @@ def judge_read(ref: ResourceRef, raw: RawCall, request: str) -> list[CheckResult
         return out
     if raw.kind is RawKind.JSONRPC_ERROR:
         out.append(
-            check_result(
-                "resources.read",
+            RESOURCES_READ.result(
                 Verdict.INCONCLUSIVE,
                 "the server listed this resource but refused to read it; it may depend on the "
                 "environment (a file, a service) — check that it is readable where the server runs",
@@ -347,23 +457,20 @@ def judge_read(ref: ResourceRef, raw: RawCall, request: str) -> list[CheckResult
         return out
     if raw.kind is not RawKind.RESULT or raw.result is None:
         out.append(
-            check_result(
-                "resources.read", Verdict.INCONCLUSIVE, f"no result to judge: {seen}", **common
-            )
+            RESOURCES_READ.result(Verdict.INCONCLUSIVE, f"no result to judge: {seen}", **common)
         )
         return out
     problems = contents_problems(raw.result, ref.uri)
     if problems:
         out.append(
-            check_result(
-                "resources.read",
+            RESOURCES_READ.result(
                 Verdict.FAIL,
                 "the read result breaks the MCP schema: " + "; ".join(problems[:3]),
                 **common,
             )
         )
         return out
-    out.append(check_result("resources.read", Verdict.PASS, "read, well-formed contents", **common))
+    out.append(RESOURCES_READ.result(Verdict.PASS, "read, well-formed contents", **common))
     if ref.mime_type:
         declared = _media_type(ref.mime_type)
         sent = {
@@ -375,8 +482,7 @@ def judge_read(ref: ResourceRef, raw: RawCall, request: str) -> list[CheckResult
         }
         if sent and declared not in sent:
             out.append(
-                check_result(
-                    "resources.read_mime",
+                RESOURCES_READ_MIME.result(
                     Verdict.FAIL,
                     f"listed as {quoted(declared)} but read back as "
                     f"{', '.join(quoted_list(sorted(sent)))}",
@@ -394,41 +500,36 @@ def judge_template_read(
     seen = describe(raw)
     common = {"subject": template, "request": request, "observed": seen}
     if raw.kind in (RawKind.TIMEOUT, RawKind.TRANSPORT_LOST):
-        return check_result(
-            "resources.template_read",
+        return RESOURCES_TEMPLATE_READ.result(
             Verdict.FAIL,
             f"reading {quoted(uri)} failed: {seen}",
             **common,
         )
     if raw.kind is RawKind.JSONRPC_ERROR:
         if is_internal_error(raw.error_code):
-            return check_result(
-                "resources.template_read",
+            return RESOURCES_TEMPLATE_READ.result(
                 Verdict.FAIL,
                 f"an internal error for {quoted(uri)}, a URI the template allows ({provenance})",
                 **common,
             )
-        return check_result(
-            "resources.template_read",
+        return RESOURCES_TEMPLATE_READ.result(
             Verdict.INCONCLUSIVE,
             f"{quoted(uri)} ({provenance}) was refused; the template does not say which values "
             "exist",
             **common,
         )
     if raw.result is None:
-        return check_result(
-            "resources.template_read", Verdict.INCONCLUSIVE, f"no result to judge: {seen}", **common
+        return RESOURCES_TEMPLATE_READ.result(
+            Verdict.INCONCLUSIVE, f"no result to judge: {seen}", **common
         )
     problems = contents_problems(raw.result, uri)
     if problems:
-        return check_result(
-            "resources.template_read",
+        return RESOURCES_TEMPLATE_READ.result(
             Verdict.FAIL,
             f"the read result for {quoted(uri)} breaks the MCP schema: " + "; ".join(problems[:3]),
             **common,
         )
-    return check_result(
-        "resources.template_read",
+    return RESOURCES_TEMPLATE_READ.result(
         Verdict.PASS,
         f"{quoted(uri)} ({provenance}) read, well-formed",
         **common,
@@ -441,21 +542,14 @@ def judge_not_found(uri: str, raw: RawCall, request: str) -> list[CheckResult]:
     seen = describe(raw)
     common = {"subject": uri, "request": request, "observed": seen}
     if raw.kind is RawKind.JSONRPC_ERROR and not is_internal_error(raw.error_code):
-        out = [
-            check_result(
-                "resources.not_found", Verdict.PASS, "rejected with a JSON-RPC error", **common
-            )
-        ]
+        out = [RESOURCES_NOT_FOUND.result(Verdict.PASS, "rejected with a JSON-RPC error", **common)]
         if raw.error_code in (RESOURCE_NOT_FOUND, INVALID_PARAMS):
             out.append(
-                check_result(
-                    "resources.not_found_code", Verdict.PASS, f"code {raw.error_code}", **common
-                )
+                RESOURCES_NOT_FOUND_CODE.result(Verdict.PASS, f"code {raw.error_code}", **common)
             )
         else:
             out.append(
-                check_result(
-                    "resources.not_found_code",
+                RESOURCES_NOT_FOUND_CODE.result(
                     Verdict.FAIL,
                     f"rejected with code {raw.error_code}; the spec asks for -32002 "
                     "(2026-07-28: -32602)",
@@ -466,8 +560,7 @@ def judge_not_found(uri: str, raw: RawCall, request: str) -> list[CheckResult]:
     if raw.kind is RawKind.RESULT:
         if raw.result is None:
             return [
-                check_result(
-                    "resources.not_found",
+                RESOURCES_NOT_FOUND.result(
                     Verdict.INCONCLUSIVE,
                     f"no result to judge: {seen}",
                     **common,
@@ -476,18 +569,16 @@ def judge_not_found(uri: str, raw: RawCall, request: str) -> list[CheckResult]:
         contents = raw.result.get("contents") if isinstance(raw.result, dict) else None
         what = "empty contents" if contents == [] else "contents"
         return [
-            check_result(
-                "resources.not_found",
+            RESOURCES_NOT_FOUND.result(
                 Verdict.FAIL,
                 f"a URI with a scheme nobody serves came back as a success ({what}), not an error",
                 **common,
             )
         ]
     if raw.kind is RawKind.NOT_RUN:
-        return [check_result("resources.not_found", Verdict.INCONCLUSIVE, seen, **common)]
+        return [RESOURCES_NOT_FOUND.result(Verdict.INCONCLUSIVE, seen, **common)]
     return [
-        check_result(
-            "resources.not_found",
+        RESOURCES_NOT_FOUND.result(
             Verdict.FAIL,
             f"an unknown URI was not rejected cleanly: {seen}",
             **common,
@@ -501,18 +592,15 @@ def judge_subscribe(uri: str, raw: RawCall, request: str) -> CheckResult:
     seen = describe(raw)
     common = {"subject": uri, "request": request, "observed": seen}
     if raw.kind is RawKind.RESULT and isinstance(raw.result, dict):
-        return check_result("resources.subscribe", Verdict.PASS, "subscribed", **common)
+        return RESOURCES_SUBSCRIBE.result(Verdict.PASS, "subscribed", **common)
     if raw.kind is RawKind.JSONRPC_ERROR and raw.error_code == -32601:
-        return check_result(
-            "resources.subscribe",
+        return RESOURCES_SUBSCRIBE.result(
             Verdict.FAIL,
             "advertises resources.subscribe but does not implement resources/subscribe",
             **common,
         )
     if is_failure_of_server(raw):
-        return check_result(
-            "resources.subscribe", Verdict.FAIL, f"subscribing failed: {seen}", **common
-        )
-    return check_result(
-        "resources.subscribe", Verdict.INCONCLUSIVE, f"subscribing was refused: {seen}", **common
+        return RESOURCES_SUBSCRIBE.result(Verdict.FAIL, f"subscribing failed: {seen}", **common)
+    return RESOURCES_SUBSCRIBE.result(
+        Verdict.INCONCLUSIVE, f"subscribing was refused: {seen}", **common
     )

@@ -24,7 +24,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from mcprobe.core.checks.catalogue import CHECKS, CheckResult, Level, Verdict
+from mcprobe.core.checks.catalogue import CHECKS
+from mcprobe.core.checks.records import CheckResult, Level, Verdict
 from mcprobe.core.knobs import FrontEnd
 from mcprobe.core.model import JSON, Deduction, Dimension, FuzzRun, Score
 from mcprobe.core.score.dimensions import grade_for, graded, round_half_up

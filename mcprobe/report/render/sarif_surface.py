@@ -21,7 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from mcprobe.core.checks.catalogue import CHECKS, CheckSpec, Level
+from mcprobe.core.checks.catalogue import CHECKS
+from mcprobe.core.checks.records import CheckSpec, Level
 from mcprobe.report.model import CheckOut, ConformanceReport
 
 __all__ = [
