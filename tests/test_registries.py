@@ -10,6 +10,7 @@ is not in docs/checks.md or docs/cli.md, or that no test names, fails here.
 
 from __future__ import annotations
 
+import ast
 import functools
 import re
 import typing
@@ -444,3 +445,65 @@ def test_the_docs_sentence_listing_the_per_call_flags_names_the_flag_records_in_
 
     sentence = CHECKS[CHECKS.index("The per-call *flags*") :].split(" in this order.", 1)[0]
     assert re.findall(r"`(\w+)`", sentence) == list(FLAG_KEYS)
+
+
+# --------------------------------------------------------------------------- wire codes
+
+
+def _jsonrpc_codes(source: str) -> tuple[list[tuple[str, int]], list[int]]:
+    """The JSON-RPC error codes (-32768..-32000) written in ``source``: those bound to a
+    module-level upper-case name (``(name, code)``), and the lines of every other one."""
+    tree = ast.parse(source)
+    named: list[tuple[str, int]] = []
+    bound: set[int] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name) and target.id.isupper():
+                code = _code_of(node.value)
+                if code is not None:
+                    named.append((target.id, code))
+                    bound.add(id(node.value))
+    stray = [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.UnaryOp) and _code_of(node) is not None and id(node) not in bound
+    ]
+    return named, stray
+
+
+def _code_of(node: ast.AST) -> int | None:
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub)
+        and isinstance(node.operand, ast.Constant)
+        and type(node.operand.value) is int
+        and 32000 <= node.operand.value <= 32768
+    ):
+        return -node.operand.value
+    return None
+
+
+def test_every_json_rpc_code_is_written_once_as_a_named_constant() -> None:
+    """A code compared as a literal (``error_code == -32601``) is a second spelling of a wire
+    code: the named constants in ``core/model.py`` (and an area's own codes in its check
+    module) are the one place each is written."""
+    names: dict[int, list[str]] = {}
+    strays: list[str] = []
+    for path in sorted((ROOT / "mcprobe").rglob("*.py")):
+        named, stray = _jsonrpc_codes(path.read_text(encoding="utf-8"))
+        for name, code in named:
+            names.setdefault(code, []).append(f"{path.relative_to(ROOT)}:{name}")
+        strays += [f"{path.relative_to(ROOT)}:{line}" for line in stray]
+    assert not strays, f"JSON-RPC codes written as literals (name them): {strays}"
+    twice = {code: where for code, where in names.items() if len(where) > 1}
+    assert not twice, f"one code named in two places: {twice}"
+    assert {-32601, -32602, -32603} <= set(names)
+
+
+def test_a_json_rpc_code_written_as_a_literal_or_named_twice_is_caught() -> None:
+    named, stray = _jsonrpc_codes(
+        "CODE = -32601\nOTHER = (-32603, 'x')\ndef f(c):\n    return c == -32602\n"
+    )
+    assert named == [("CODE", -32601)]
+    assert stray == [2, 4]  # inside a tuple is not the constant's value; a comparison

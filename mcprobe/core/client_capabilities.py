@@ -16,6 +16,8 @@ from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any, Literal
 
+from mcprobe.core.model import INTERNAL_ERROR
+
 __all__ = [
     "CLIENT_CAPABILITIES",
     "DEFAULT_CLIENT_CAPABILITIES",
@@ -46,7 +48,7 @@ _METHODS = {
     "elicitation/create": "elicitation",
     "sampling/createMessage": "sampling",
 }
-SAMPLING_ERROR = (-32603, "mcprobe is an auditor and does not sample a model")
+SAMPLING_ERROR = (INTERNAL_ERROR, "mcprobe is an auditor and does not sample a model")
 """The error every sampling/createMessage gets (the spec lets a client refuse sampling)."""
 
 _WIRE: Mapping[str, dict[str, Any]] = MappingProxyType(

@@ -169,6 +169,13 @@ class RawCall:
     detail: str | None = None  # free text from the I/O layer (why not run, what closed, ...)
 
 
+# The JSON-RPC 2.0 error codes mcprobe reads or sends, each written once (a test keeps every
+# such code a named constant); codes of one MCP area (-32002 resource not found, -32022
+# unsupported protocol version) are named in that area's check module.
+METHOD_NOT_FOUND = -32601
+"""JSON-RPC "method not found": the answer to a method the server does not implement."""
+INVALID_PARAMS = -32602
+"""JSON-RPC "invalid params": a clean refusal of a request's parameters."""
 INTERNAL_ERROR = -32603
 """JSON-RPC "internal error": the server failed; never a clean rejection (SPEC §5)."""
 

@@ -51,7 +51,7 @@ from mcprobe.core.checks.resources import (
 from mcprobe.core.errors import ConnectFailed
 from mcprobe.core.lint.security_text import ModelText
 from mcprobe.core.lint.surface_security import LISTING_KINDS, content_texts, listing_texts
-from mcprobe.core.model import JSON, Finding, RawCall, RawKind
+from mcprobe.core.model import JSON, METHOD_NOT_FOUND, Finding, RawCall, RawKind
 from mcprobe.core.target_protocol import Era, RequestTarget
 from mcprobe.core.target_spec import TargetSpec
 from mcprobe.engine.http_probes import run_http_probes
@@ -101,7 +101,7 @@ class _Probe:
             self.checks.append(check.result(Verdict.PASS, f"{len(items)} listed", request=method))
             return items
         raw, sent = await self.send(method, {})
-        listing_failed = raw.kind is RawKind.JSONRPC_ERROR and raw.error_code == -32601
+        listing_failed = raw.kind is RawKind.JSONRPC_ERROR and raw.error_code == METHOD_NOT_FOUND
         verdict = Verdict.INCONCLUSIVE if raw.kind is RawKind.NOT_RUN else Verdict.FAIL
         if listing_failed and method in OPTIONAL_LISTINGS:
             # No normative sentence asks for it: -32601 is the right answer to an optional

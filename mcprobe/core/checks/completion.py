@@ -7,9 +7,8 @@ none was asked, of a prompt's first argument; this judges each answer.
 from __future__ import annotations
 
 from mcprobe.core.calls.answers import describe, is_failure_of_server
-from mcprobe.core.checks.protocol import METHOD_NOT_FOUND
 from mcprobe.core.checks.records import SPEC, Area, CheckResult, CheckSpec, Level, Verdict
-from mcprobe.core.model import JSON, RawCall, RawKind
+from mcprobe.core.model import JSON, METHOD_NOT_FOUND, RawCall, RawKind
 
 __all__ = [
     "PROTOCOL_COMPLETION",

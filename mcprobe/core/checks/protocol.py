@@ -24,14 +24,20 @@ from mcprobe.core.checks.records import (
     Level,
     Verdict,
 )
-from mcprobe.core.model import JSON, RawCall, RawKind, is_internal_error
+from mcprobe.core.model import (
+    INVALID_PARAMS,
+    JSON,
+    METHOD_NOT_FOUND,
+    RawCall,
+    RawKind,
+    is_internal_error,
+)
 
 __all__ = [
     "EXCHANGES",
     "INVALID_CURSOR",
     "INVALID_CURSOR_REQUEST",
     "JUDGES",
-    "METHOD_NOT_FOUND",
     "PING_REQUEST",
     "PROTOCOL_INVALID_CURSOR",
     "PROTOCOL_LOGGING",
@@ -131,8 +137,6 @@ SPECS: tuple[CheckSpec, ...] = (
 """This module's checks, in report order (``catalogue.CHECKS`` gathers them)."""
 
 
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
 UNKNOWN_METHOD = "mcprobe/nonexistent_method"
 UNKNOWN_VERSION = "2099-01-01"
 """A protocol version no server supports: initialize offering it must get a supported one."""
@@ -190,8 +194,8 @@ def judge_unknown_method(raw: RawCall, request: str) -> CheckResult:
 
 # Known SDK answers to an unknown method other than -32601, and the release that fixed them.
 _SDK_CODES = {
-    -32602: "the mcp Python SDK 1.x answers unknown methods with -32602 (its request parsing "
-    "fails first); mcp 2.x answers -32601",
+    INVALID_PARAMS: "the mcp Python SDK 1.x answers unknown methods with -32602 (its request "
+    "parsing fails first); mcp 2.x answers -32601",
 }
 
 

@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from mcprobe.core.calls.answers import describe, is_failure_of_server
 from mcprobe.core.checks.records import SPEC, Area, CheckResult, CheckSpec, Level, Verdict
 from mcprobe.core.model import (
+    INVALID_PARAMS,
     JSON,
+    METHOD_NOT_FOUND,
     Finding,
     Location,
     RawCall,
@@ -156,7 +158,6 @@ SPECS: tuple[CheckSpec, ...] = (
 
 
 RESOURCE_NOT_FOUND = -32002
-INVALID_PARAMS = -32602  # what 2026-07-28 uses instead (it retired -32002)
 NOT_FOUND_URI = "mcprobe-absent://nonexistent/resource-0"
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -543,6 +544,7 @@ def judge_not_found(uri: str, raw: RawCall, request: str) -> list[CheckResult]:
     common = {"subject": uri, "request": request, "observed": seen}
     if raw.kind is RawKind.JSONRPC_ERROR and not is_internal_error(raw.error_code):
         out = [RESOURCES_NOT_FOUND.result(Verdict.PASS, "rejected with a JSON-RPC error", **common)]
+        # INVALID_PARAMS (-32602): what 2026-07-28 uses instead (it retired -32002)
         if raw.error_code in (RESOURCE_NOT_FOUND, INVALID_PARAMS):
             out.append(
                 RESOURCES_NOT_FOUND_CODE.result(Verdict.PASS, f"code {raw.error_code}", **common)
@@ -593,7 +595,7 @@ def judge_subscribe(uri: str, raw: RawCall, request: str) -> CheckResult:
     common = {"subject": uri, "request": request, "observed": seen}
     if raw.kind is RawKind.RESULT and isinstance(raw.result, dict):
         return RESOURCES_SUBSCRIBE.result(Verdict.PASS, "subscribed", **common)
-    if raw.kind is RawKind.JSONRPC_ERROR and raw.error_code == -32601:
+    if raw.kind is RawKind.JSONRPC_ERROR and raw.error_code == METHOD_NOT_FOUND:
         return RESOURCES_SUBSCRIBE.result(
             Verdict.FAIL,
             "advertises resources.subscribe but does not implement resources/subscribe",

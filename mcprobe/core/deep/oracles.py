@@ -54,13 +54,12 @@ from mcprobe.core.deep.signatures import (
     runtime_message,
 )
 from mcprobe.core.isolation import FILE_LIMIT_DEATH
-from mcprobe.core.model import JSON, RawCall, RawKind
+from mcprobe.core.model import INVALID_PARAMS, JSON, RawCall, RawKind
 from mcprobe.core.quoting import quoted
 from mcprobe.core.schema.view import json_type
 
 __all__ = ["judge_corruption", "judge_tool"]
 
-_INVALID_PARAMS = -32602  # the code of a clean JSON-RPC refusal of arguments
 _FAST_SHARE = 0.1  # the base answered within this share of the call timeout: "fast"
 _LARGE_COUNT = 1000  # a count-like field raised to at least this may rightly be slow
 _LARGE_EDGES = frozenset({"int32", "int53"})
@@ -339,7 +338,7 @@ def _differential(reading: _Reading, view: _FieldView, base: _Base) -> str | Non
     if consistent:
         return None  # the field's every edge got this refusal: its validation
     others = ", ".join(k for k in view.kinds if k != kind) or "success"
-    if reading.code is not None and reading.code != _INVALID_PARAMS:
+    if reading.code is not None and reading.code != INVALID_PARAMS:
         return (
             f"the base call succeeded and this edge got {kind}, unlike the field's other "
             f"answers ({others})"
