@@ -18,11 +18,8 @@ has; exits 1 when any server differs, 2 when the real servers are not installed.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
 import sys
-import tempfile
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -35,29 +32,11 @@ Summary = dict[str, Any]
 
 
 def audit(server_id: str, package_root: Path) -> tuple[int, dict[str, Any]]:
-    """``mcprobe audit --fuzz --format json`` of one manifest server, run from ``package_root``
-    (the directory holding the ``mcprobe`` package): its exit code and report."""
-    server = real_servers.manifest()[server_id]
-    with tempfile.TemporaryDirectory(prefix=f"compare-{server_id}-") as tmp:
-        workdir = Path(tmp)
-        fixture = real_servers.make_fixture(workdir)
-        report_path = workdir / "report.json"
-        command = list(real_servers.audit_command(server, fixture, report_path, ()))
-        at = command.index(real_servers.mcprobe_executable())
-        command[at : at + 1] = [
-            "env",
-            f"PYTHONPATH={package_root}",
-            sys.executable,
-            "-m",
-            "mcprobe",
-        ]
-        env = dict(os.environ, HOME=str(fixture / "home"))
-        done = subprocess.run(
-            command, cwd=fixture, env=env, capture_output=True, text=True, timeout=900, check=False
-        )
-        text = report_path.read_text(encoding="utf-8") if report_path.exists() else "{}"
-        report: dict[str, Any] = json.loads(text)
-        return done.returncode, report
+    """``mcprobe audit --fuzz --format json`` of one manifest server by the ``mcprobe`` package
+    in ``package_root``: its exit code and report."""
+    mcprobe = ["env", f"PYTHONPATH={package_root}", sys.executable, "-m", "mcprobe"]
+    run = real_servers.audit_real_server(server_id, mcprobe=mcprobe)
+    return run.returncode, run.report
 
 
 def summary(code: int, report: dict[str, Any]) -> Summary:
@@ -91,9 +70,9 @@ def differences(before: Summary, now: Summary) -> list[str]:
     for key in before:
         if before[key] == now[key]:
             continue
-        if isinstance(before[key], list):
-            gone = [x for x in before[key] if x not in now[key]]
-            new = [x for x in now[key] if x not in before[key]]
+        if isinstance(before[key], list):  # as multisets: a call made twice is not once
+            gone: list[Any] = list((Counter(before[key]) - Counter(now[key])).elements())
+            new: list[Any] = list((Counter(now[key]) - Counter(before[key])).elements())
             out.append(f"  {key}: only before {gone[:8]}; only now {new[:8]}")
         else:
             out.append(f"  {key}: before {before[key]}, now {now[key]}")

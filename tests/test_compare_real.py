@@ -65,3 +65,12 @@ def test_a_changed_verdict_a_lost_check_and_another_exit_code_are_each_a_differe
     found = script.differences(script.summary(0, before), script.summary(3, now))
     assert [line.split(":")[0].strip() for line in found] == ["exit code", "fuzz", "checks"]
     assert "silentlyAccepted" in found[1] and "protocol.ping" in found[2]
+
+
+def test_a_call_made_twice_where_it_was_made_once_is_shown_as_the_extra_call() -> None:
+    script = _script()
+    before = _report()
+    now = copy.deepcopy(before)
+    now["fuzz"].append(copy.deepcopy(now["fuzz"][0]))
+    found = script.differences(script.summary(0, before), script.summary(0, now))
+    assert found == ["  fuzz: only before []; only now [('echo', 'valid', 'ok', ())]"]

@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -163,12 +164,19 @@ def mcprobe_executable() -> str:
 
 
 def audit_command(
-    server: Server, fixture: Path, report_path: Path, extra: tuple[str, ...]
+    server: Server,
+    fixture: Path,
+    report_path: Path,
+    extra: tuple[str, ...],
+    mcprobe: Sequence[str] | None = None,
 ) -> tuple[str, ...]:
+    """The namespaced ``mcprobe audit --fuzz`` of ``server``; ``mcprobe``: the command that runs
+    mcprobe (default: the executable beside this Python; another version's, e.g.
+    ``env PYTHONPATH=DIR python -m mcprobe``, for ``scripts/compare_real.py``)."""
     env_args = [a for k, v in server.env.items() for a in ("--env", f"{k}={_fill(v, fixture)}")]
     return (
         *NETNS,
-        mcprobe_executable(),
+        *(mcprobe if mcprobe is not None else (mcprobe_executable(),)),
         "audit",
         "--fuzz",
         *extra,
@@ -185,9 +193,14 @@ def audit_command(
 
 
 def audit_real_server(
-    server_id: str, *extra_cli_args: str, workdir: Path | None = None, timeout: float = 900
+    server_id: str,
+    *extra_cli_args: str,
+    workdir: Path | None = None,
+    timeout: float = 900,
+    mcprobe: Sequence[str] | None = None,
 ) -> RealAudit:
-    """Audit one manifest server with ``mcprobe audit --fuzz --format json`` plus extra args.
+    """Audit one manifest server with ``mcprobe audit --fuzz --format json`` plus extra args
+    (``mcprobe``: as for ``audit_command``).
 
     A fresh fixture is made under ``workdir`` (a new temporary directory when None, removed
     afterwards). The whole namespace is killed after ``timeout`` seconds (TimeoutExpired).
@@ -195,11 +208,13 @@ def audit_real_server(
     server = manifest()[server_id]
     if workdir is None:
         with tempfile.TemporaryDirectory(prefix=f"mcprobe-real-{server_id}-") as tmp:
-            return audit_real_server(server_id, *extra_cli_args, workdir=Path(tmp), timeout=timeout)
+            return audit_real_server(
+                server_id, *extra_cli_args, workdir=Path(tmp), timeout=timeout, mcprobe=mcprobe
+            )
     fixture = make_fixture(workdir)
     report_path = workdir / "report.json"
     extra = _filled_examples(extra_cli_args, fixture, workdir)
-    command = audit_command(server, fixture, report_path, extra)
+    command = audit_command(server, fixture, report_path, extra, mcprobe)
     env = dict(os.environ, HOME=str(fixture / "home"))
     started = time.monotonic()
     done = subprocess.run(
